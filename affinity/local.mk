@@ -1,0 +1,1 @@
+# affinity: filled in by its issue.

@@ -1,0 +1,129 @@
+/* The libgomp ABI that libomp-lite implements, declared once: every GOMP_* entry point gcc emits
+   for host code and the omp_* user API, with libgomp's exact prototypes. The version each symbol
+   carries is set by libgomp.map beside this file. Entry points of constructs that later issues
+   implement are declared as they land. */
+#ifndef LITE_ABI_H
+#define LITE_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LITE_EXPORT __attribute__((visibility("default")))
+
+/* ---- user-visible types, with gcc's omp.h layouts ---- */
+typedef struct { unsigned char _x[4] __attribute__((aligned(4))); } omp_lock_t;
+typedef struct { unsigned char _x[8 + sizeof(void *)] __attribute__((aligned(sizeof(void *)))); } omp_nest_lock_t;
+
+typedef enum omp_sched_t {
+  omp_sched_static = 1,
+  omp_sched_dynamic = 2,
+  omp_sched_guided = 3,
+  omp_sched_auto = 4,
+  omp_sched_monotonic = 0x80000000U
+} omp_sched_t;
+
+typedef enum omp_proc_bind_t {
+  omp_proc_bind_false = 0,
+  omp_proc_bind_true = 1,
+  omp_proc_bind_primary = 2,
+  omp_proc_bind_master = 2,
+  omp_proc_bind_close = 3,
+  omp_proc_bind_spread = 4
+} omp_proc_bind_t;
+
+typedef enum omp_sync_hint_t {
+  omp_sync_hint_none = 0,
+  omp_sync_hint_uncontended = 1,
+  omp_sync_hint_contended = 2,
+  omp_sync_hint_nonspeculative = 4,
+  omp_sync_hint_speculative = 8
+} omp_sync_hint_t;
+typedef omp_sync_hint_t omp_lock_hint_t;
+
+typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
+
+/* ---- GOMP_* entry points: parallel regions (parallel.c) ---- */
+LITE_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+LITE_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads);
+LITE_EXPORT void GOMP_parallel_end(void);
+
+/* barrier.c */
+LITE_EXPORT void GOMP_barrier(void);
+
+/* single.c */
+LITE_EXPORT bool GOMP_single_start(void);
+LITE_EXPORT void *GOMP_single_copy_start(void);
+LITE_EXPORT void GOMP_single_copy_end(void *data);
+
+/* critical.c */
+LITE_EXPORT void GOMP_critical_start(void);
+LITE_EXPORT void GOMP_critical_end(void);
+LITE_EXPORT void GOMP_critical_name_start(void **pptr);
+LITE_EXPORT void GOMP_critical_name_end(void **pptr);
+LITE_EXPORT void GOMP_atomic_start(void);
+LITE_EXPORT void GOMP_atomic_end(void);
+
+/* ---- omp_* user API: threads and teams (team.c) ---- */
+LITE_EXPORT int omp_get_num_threads(void);
+LITE_EXPORT int omp_get_thread_num(void);
+LITE_EXPORT int omp_in_parallel(void);
+LITE_EXPORT int omp_get_level(void);
+LITE_EXPORT int omp_get_active_level(void);
+LITE_EXPORT int omp_get_ancestor_thread_num(int level);
+LITE_EXPORT int omp_get_team_size(int level);
+LITE_EXPORT int omp_in_final(void);
+
+/* ICVs (icv.c) */
+LITE_EXPORT void omp_set_num_threads(int n);
+LITE_EXPORT int omp_get_max_threads(void);
+LITE_EXPORT int omp_get_num_procs(void);
+LITE_EXPORT void omp_set_dynamic(int dynamic);
+LITE_EXPORT int omp_get_dynamic(void);
+LITE_EXPORT void omp_set_nested(int nested);
+LITE_EXPORT int omp_get_nested(void);
+LITE_EXPORT void omp_set_max_active_levels(int levels);
+LITE_EXPORT int omp_get_max_active_levels(void);
+LITE_EXPORT int omp_get_supported_active_levels(void);
+LITE_EXPORT int omp_get_thread_limit(void);
+LITE_EXPORT void omp_set_schedule(omp_sched_t kind, int chunk_size);
+LITE_EXPORT void omp_get_schedule(omp_sched_t *kind, int *chunk_size);
+LITE_EXPORT omp_proc_bind_t omp_get_proc_bind(void);
+LITE_EXPORT int omp_get_cancellation(void);
+LITE_EXPORT int omp_get_max_task_priority(void);
+LITE_EXPORT void omp_set_default_device(int device);
+LITE_EXPORT int omp_get_default_device(void);
+LITE_EXPORT int omp_get_num_devices(void);
+LITE_EXPORT int omp_get_device_num(void);
+LITE_EXPORT int omp_get_initial_device(void);
+LITE_EXPORT int omp_is_initial_device(void);
+LITE_EXPORT int omp_get_num_teams(void);
+LITE_EXPORT int omp_get_team_num(void);
+LITE_EXPORT void omp_set_num_teams(int num_teams);
+LITE_EXPORT int omp_get_max_teams(void);
+LITE_EXPORT void omp_set_teams_thread_limit(int limit);
+LITE_EXPORT int omp_get_teams_thread_limit(void);
+LITE_EXPORT void omp_display_env(int verbose);
+LITE_EXPORT int omp_pause_resource(omp_pause_resource_t kind, int device_num);
+LITE_EXPORT int omp_pause_resource_all(omp_pause_resource_t kind);
+
+/* time.c */
+LITE_EXPORT double omp_get_wtime(void);
+LITE_EXPORT double omp_get_wtick(void);
+
+/* Locks (lock.c). The plain names here are the OMP_3.0 layouts; lock.c also exports the OMP_1.0
+   (legacy) implementations under the same names through .symver. */
+LITE_EXPORT void omp_init_lock(omp_lock_t *lock);
+LITE_EXPORT void omp_init_lock_with_hint(omp_lock_t *lock, omp_sync_hint_t hint);
+LITE_EXPORT void omp_destroy_lock(omp_lock_t *lock);
+LITE_EXPORT void omp_set_lock(omp_lock_t *lock);
+LITE_EXPORT void omp_unset_lock(omp_lock_t *lock);
+LITE_EXPORT int omp_test_lock(omp_lock_t *lock);
+LITE_EXPORT void omp_init_nest_lock(omp_nest_lock_t *lock);
+LITE_EXPORT void omp_init_nest_lock_with_hint(omp_nest_lock_t *lock, omp_sync_hint_t hint);
+LITE_EXPORT void omp_destroy_nest_lock(omp_nest_lock_t *lock);
+LITE_EXPORT void omp_set_nest_lock(omp_nest_lock_t *lock);
+LITE_EXPORT void omp_unset_nest_lock(omp_nest_lock_t *lock);
+LITE_EXPORT int omp_test_nest_lock(omp_nest_lock_t *lock);
+
+#endif

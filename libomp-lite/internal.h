@@ -1,0 +1,166 @@
+/* libomp-lite's internal interface: the state of threads, teams and pools, and the functions
+   the construct files share. Everything here is hidden (-fvisibility=hidden); only abi.h exports. */
+#ifndef LITE_INTERNAL_H
+#define LITE_INTERNAL_H
+
+#include "config.h"
+#include "abi.h"
+#include "os.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LITE_CACHE_LINE 64
+#define LITE_ALIGNED __attribute__((aligned(LITE_CACHE_LINE)))
+#define lite_likely(x) __builtin_expect(!!(x), 1)
+#define lite_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---------------------------------------------------------------- ICVs and environment (env.c) */
+
+/* The data-environment ICVs: each implicit task starts with a copy of its parent's. */
+struct lite_icv {
+  unsigned nthreads;          /* nthreads-var */
+  unsigned max_active_levels; /* max-active-levels-var */
+  unsigned thread_limit;      /* thread-limit-var */
+  bool dynamic;               /* dyn-var */
+  omp_sched_t run_sched;      /* run-sched-var, monotonic bit included */
+  int run_chunk;              /* its chunk size (0: the default) */
+  omp_proc_bind_t bind;       /* bind-var */
+  int default_device;         /* default-device-var */
+};
+
+enum lite_wait_policy { LITE_WAIT_DEFAULT, LITE_WAIT_ACTIVE, LITE_WAIT_PASSIVE };
+
+/* Everything read from the environment once, at load time, and global ICVs. */
+struct lite_env {
+  struct lite_icv icv;          /* the initial thread's ICVs */
+  unsigned *nthreads_list;      /* OMP_NUM_THREADS as a list: entry L is nthreads-var at level L */
+  unsigned nthreads_list_len;
+  omp_proc_bind_t *bind_list;   /* OMP_PROC_BIND as a list, the same way */
+  unsigned bind_list_len;
+  unsigned ncpus;               /* CPUs this process may use (affinity mask, cgroup quota) */
+  size_t stacksize;             /* worker stack size in bytes; 0: the system default */
+  enum lite_wait_policy wait_policy;
+  unsigned long long spincount; /* GOMP_SPINCOUNT, in libgomp's units */
+  uint64_t spin_ns;             /* how long a waiter spins before it parks */
+  uint64_t yield_ns;            /* how long it polls with yields when threads outnumber CPUs */
+  bool cancellation;            /* cancel-var */
+  int max_task_priority;        /* max-task-priority-var */
+  bool display_affinity;        /* display-affinity-var */
+  char *affinity_format;        /* affinity-format-var */
+  int num_teams;                /* nteams-var */
+  int teams_thread_limit;       /* teams-thread-limit-var */
+  int display_env;              /* OMP_DISPLAY_ENV: 0 no, 1 true, 2 verbose */
+};
+extern struct lite_env lite_env;
+
+/* Reads the environment into lite_env; run once from the library constructor. */
+void lite_env_init(void);
+/* Prints the OMP_DISPLAY_ENV block (libgomp's shape) to stderr. */
+void lite_env_display(bool verbose);
+/* One-line warning on stderr, prefixed "libomp-lite: warning: ". */
+void lite_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One-line message on stderr, then abort: for states the runtime cannot continue from. */
+void lite_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* ---------------------------------------------------------------- threads, teams, pools */
+
+struct lite_team;
+struct lite_pool;
+
+/* Per-thread state, one cache-line-aligned block reached through one thread-local pointer. */
+struct lite_thread {
+  struct lite_team *team;   /* innermost enclosing team; NULL outside any parallel region */
+  unsigned id;              /* thread number in that team */
+  unsigned bar_epoch;       /* epoch of the last barrier this thread passed in its team */
+  unsigned single_count;    /* single constructs this thread has met (ticket numbering) */
+  struct lite_icv icv;      /* the current implicit task's ICVs */
+  struct lite_pool **pools; /* pools[L]: the workers this thread leads at nesting level L */
+  unsigned npools;
+  bool is_worker;           /* created by libomp-lite (not a user/root thread) */
+} LITE_ALIGNED;
+
+/* A team: the threads executing one parallel region. */
+struct lite_team {
+  unsigned nthreads;
+  unsigned level;              /* nesting level of the region (inactive ones count) */
+  unsigned active_level;       /* active regions enclosing it, itself included if active */
+  struct lite_team *parent;    /* team of the encountering thread, NULL at the outermost */
+  unsigned parent_id;          /* the encountering thread's number in that team */
+  struct lite_pool *pool;      /* the workers; NULL for a team of one */
+  struct lite_icv icv;         /* ICVs every implicit task of the region starts with */
+  _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
+  void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
+};
+
+extern __thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's state, created on first use. */
+struct lite_thread *lite_thread_create_self(void);
+static inline struct lite_thread *lite_self(void)
+{
+  struct lite_thread *thr = lite_self_tls;
+  return lite_likely(thr != NULL) ? thr : lite_thread_create_self();
+}
+
+/* ---------------------------------------------------------------- team.c */
+
+/* The number of threads a parallel region with this num_threads clause (0: none) gets, following
+   OpenMP 5.2 §10.1.1 (if clause already applied by the caller). */
+unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads);
+/* Starts fn(data) on threads 1..n-1 of a team led by thr; thr becomes thread 0 of that team.
+   n may shrink (thread creation failed, thread limit). Returns the team. */
+struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data);
+/* Thread 0's end of the region: waits for the other members, restores thr's enclosing state. */
+void lite_team_join(struct lite_thread *thr);
+/* A team of one (serialised region) in caller-provided storage. */
+void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team);
+void lite_team_leave_serial(struct lite_thread *thr);
+
+/* ---------------------------------------------------------------- barrier.c */
+
+/* The team barrier, for every member of thr's team. */
+void lite_barrier_wait(struct lite_thread *thr);
+
+/* ---------------------------------------------------------------- wait.c */
+
+/* Wait while *word == old: spin (with pause) for a bounded time, or poll with yields when the
+   runtime's threads outnumber the CPUs, then park on the futex. *sleepers counts parked waiters,
+   so that a waker makes a system call only when someone sleeps. */
+void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers);
+/* Store value into *word and wake its parked waiters, if any. */
+void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);
+
+/* How a waiter should wait right now. */
+enum lite_wait_mode { LITE_WAIT_SPIN, LITE_WAIT_YIELD, LITE_WAIT_PARK };
+enum lite_wait_mode lite_wait_mode_now(void);
+/* Counts of runtime threads and of those parked, for the oversubscription decision. */
+extern _Atomic int lite_threads_live;
+extern _Atomic int lite_threads_parked;
+
+/* ---------------------------------------------------------------- lock.c (for critical.c) */
+
+/* The futex mutex behind omp_lock_t, critical and atomic: 0 free, 1 held, 2 held with waiters. */
+void lite_mutex_lock_slow(_Atomic uint32_t *m);
+void lite_mutex_unlock_slow(_Atomic uint32_t *m);
+static inline void lite_mutex_lock(_Atomic uint32_t *m)
+{
+  uint32_t free = 0;
+  if (lite_unlikely(!atomic_compare_exchange_strong_explicit(m, &free, 1, memory_order_acquire,
+                                                             memory_order_relaxed)))
+    lite_mutex_lock_slow(m);
+}
+static inline void lite_mutex_unlock(_Atomic uint32_t *m)
+{
+  if (lite_unlikely(atomic_exchange_explicit(m, 0, memory_order_release) == 2))
+    lite_mutex_unlock_slow(m);
+}
+static inline bool lite_mutex_trylock(_Atomic uint32_t *m)
+{
+  uint32_t free = 0;
+  return atomic_compare_exchange_strong_explicit(m, &free, 1, memory_order_acquire,
+                                                 memory_order_relaxed);
+}
+
+#endif

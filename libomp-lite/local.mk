@@ -1,0 +1,21 @@
+# The runtime core: entry points by construct over the team, barrier and wait policy.
+libomp_lite_internal_la_SOURCES += \
+	libomp-lite/abi.h \
+	libomp-lite/internal.h \
+	libomp-lite/os.h \
+	libomp-lite/os_linux.c \
+	libomp-lite/env.c \
+	libomp-lite/icv.c \
+	libomp-lite/wait.c \
+	libomp-lite/init.c \
+	libomp-lite/team.c \
+	libomp-lite/team_api.c \
+	libomp-lite/parallel.c \
+	libomp-lite/barrier.c \
+	libomp-lite/single.c \
+	libomp-lite/critical.c \
+	libomp-lite/lock.c \
+	libomp-lite/time.c \
+	libomp-lite/fortran.c
+
+EXTRA_DIST += libomp-lite/libgomp.map

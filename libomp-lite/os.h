@@ -1,0 +1,44 @@
+/* The operating system behind one door: futexes, yielding, clocks, CPU counts and thread
+   creation. Nothing else in libomp-lite makes a system call itself. */
+#ifndef LITE_OS_H
+#define LITE_OS_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Sleep while *word == expected (returns on wake-up, signal, or if the value differs already). */
+void lite_futex_wait(_Atomic uint32_t *word, uint32_t expected);
+/* Wake up to n threads sleeping on word. */
+void lite_futex_wake(_Atomic uint32_t *word, int n);
+
+/* Give the CPU to another runnable thread, if any. */
+void lite_os_yield(void);
+
+static inline void lite_cpu_relax(void) { __builtin_ia32_pause(); }
+
+/* Monotonic time in nanoseconds (vDSO clock_gettime, about 20 ns here). */
+static inline uint64_t lite_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The number of CPUs in this process's affinity mask. */
+unsigned lite_os_affinity_cpus(void);
+/* The CPU quota of this process's cgroup v2 (cpu.max), rounded up to whole CPUs; 0 if none is set.
+   root is the cgroup file system's mount point ("/sys/fs/cgroup"), a parameter for the tests. */
+unsigned lite_os_cgroup_cpu_quota(const char *root);
+/* CPUs the default team should use: the affinity mask, capped by the cgroup quota. */
+unsigned lite_os_available_cpus(void);
+
+/* The kernel's id of the calling thread. */
+int lite_os_gettid(void);
+
+/* Starts a detached-or-joinable thread with the given stack size (0: the system default).
+   Returns 0 or the pthread_create error number. */
+int lite_os_thread_start(pthread_t *thread, size_t stacksize, void *(*fn)(void *), void *arg);
+
+#endif

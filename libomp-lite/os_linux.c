@@ -1,0 +1,134 @@
+/* Linux behind os.h: futex, sched_yield, the affinity mask, cgroup v2 quota, thread start. */
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void lite_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+  /* Private futex: the word is never shared with another process. */
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void lite_futex_wake(_Atomic uint32_t *word, int n)
+{
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void lite_os_yield(void) { sched_yield(); }
+
+int lite_os_gettid(void) { return (int)syscall(SYS_gettid); }
+
+unsigned lite_os_affinity_cpus(void)
+{
+  /* Masks wider than the default cpu_set_t exist on big machines: grow until the kernel agrees. */
+  for (size_t ncpu = CPU_SETSIZE; ncpu <= 1u << 20; ncpu *= 2) {
+    cpu_set_t *set = CPU_ALLOC(ncpu);
+    size_t size = CPU_ALLOC_SIZE(ncpu);
+    if (set == NULL)
+      break;
+    if (sched_getaffinity(0, size, set) == 0) {
+      unsigned count = (unsigned)CPU_COUNT_S(size, set);
+      CPU_FREE(set);
+      return count > 0 ? count : 1;
+    }
+    CPU_FREE(set);
+    if (errno != EINVAL)
+      break;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
+/* The cgroup v2 path of this process ("0::/some/path" in /proc/self/cgroup), or NULL. */
+static char *own_cgroup_path(void)
+{
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (f == NULL)
+    return NULL;
+  char line[4096];
+  char *path = NULL;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "0::", 3) == 0) {
+      line[strcspn(line, "\n")] = '\0';
+      path = strdup(line + 3);
+      break;
+    }
+  }
+  fclose(f);
+  return path;
+}
+
+/* Reads one cpu.max file: "max 100000" (no quota) or "QUOTA PERIOD". Returns whole CPUs
+   (rounded up) or 0 when there is no quota or the file cannot be read. */
+static unsigned read_cpu_max(const char *file)
+{
+  FILE *f = fopen(file, "r");
+  if (f == NULL)
+    return 0;
+  char quota[32];
+  unsigned long long period = 0;
+  unsigned cpus = 0;
+  if (fscanf(f, "%31s %llu", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
+    char *end;
+    unsigned long long q = strtoull(quota, &end, 10);
+    if (*end == '\0' && q > 0)
+      cpus = (unsigned)((q + period - 1) / period);
+  }
+  fclose(f);
+  return cpus;
+}
+
+unsigned lite_os_cgroup_cpu_quota(const char *root)
+{
+  char *path = own_cgroup_path();
+  if (path == NULL)
+    return 0;
+  /* A quota anywhere up the hierarchy limits this process: take the smallest. */
+  unsigned best = 0;
+  char file[PATH_MAX];
+  for (;;) {
+    snprintf(file, sizeof file, "%s%s/cpu.max", root, path);
+    unsigned q = read_cpu_max(file);
+    if (q > 0 && (best == 0 || q < best))
+      best = q;
+    char *slash = strrchr(path, '/');
+    if (slash == NULL || (slash == path && path[1] == '\0'))
+      break;
+    if (slash == path)
+      slash[1] = '\0'; /* go up to "/" */
+    else
+      *slash = '\0';
+  }
+  free(path);
+  return best;
+}
+
+unsigned lite_os_available_cpus(void)
+{
+  unsigned cpus = lite_os_affinity_cpus();
+  unsigned quota = lite_os_cgroup_cpu_quota("/sys/fs/cgroup");
+  return quota > 0 && quota < cpus ? quota : cpus;
+}
+
+int lite_os_thread_start(pthread_t *thread, size_t stacksize, void *(*fn)(void *), void *arg)
+{
+  pthread_attr_t attr;
+  int err = pthread_attr_init(&attr);
+  if (err != 0)
+    return err;
+  if (stacksize > 0 && (err = pthread_attr_setstacksize(&attr, stacksize)) != 0) {
+    pthread_attr_destroy(&attr);
+    return err;
+  }
+  err = pthread_create(thread, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  return err;
+}

@@ -1,0 +1,1 @@
+# sched: filled in by its issue.

@@ -1,0 +1,22 @@
+# Unit tests (Check): one program per source file, linked with the internal library so that hidden
+# functions are reachable.
+if HAVE_CHECK
+UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier tests/unit/test_team
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+UNIT_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS)
+UNIT_LDADD = libomp-lite-internal.la $(CHECK_LIBS) -lpthread
+
+tests_unit_test_env_SOURCES = tests/unit/test_env.c
+tests_unit_test_env_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_env_LDADD = $(UNIT_LDADD)
+tests_unit_test_lock_SOURCES = tests/unit/test_lock.c
+tests_unit_test_lock_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_lock_LDADD = $(UNIT_LDADD)
+tests_unit_test_barrier_SOURCES = tests/unit/test_barrier.c
+tests_unit_test_barrier_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_barrier_LDADD = $(UNIT_LDADD)
+tests_unit_test_team_SOURCES = tests/unit/test_team.c
+tests_unit_test_team_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_team_LDADD = $(UNIT_LDADD)
+endif

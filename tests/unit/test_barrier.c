@@ -1,0 +1,3 @@
+#include <check.h>
+#include <stdlib.h>
+int main(void) { return EXIT_SUCCESS; }
