@@ -1,1 +1,66 @@
+/* The team barrier: every member stores the barrier's epoch in its own arrival word, the leader
+   (thread 0) gathers them and publishes the epoch in the release word the others wait on.
+   Two cache-line transfers per member per barrier, no read-modify-write on a shared counter. */
 #include "internal.h"
+
+void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch)
+{
+  /* Sequentially consistent store, then the sleepers check: pairs with the leader's
+     lite_park_begin() then re-check in wait_for_member(). */
+  atomic_store(&slot->arrive, epoch);
+  if (lite_unlikely(atomic_load(&pool->join_sleepers) != 0)) {
+    atomic_fetch_add(&pool->join_word, 1);
+    lite_futex_wake(&pool->join_word, 1);
+  }
+}
+
+/* The leader waits for one member: poll within the wait budget, then park on join_word. */
+static void wait_for_member(struct lite_pool *pool, _Atomic uint32_t *arrive, uint32_t epoch)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  while (atomic_load_explicit(arrive, memory_order_acquire) != epoch) {
+    if (lite_waiter_poll(&w))
+      continue;
+    lite_park_begin(&pool->join_sleepers);
+    for (;;) {
+      uint32_t seen = atomic_load(&pool->join_word);
+      if (atomic_load(arrive) == epoch)
+        break;
+      lite_futex_wait(&pool->join_word, seen);
+    }
+    lite_park_end(&pool->join_sleepers);
+    break;
+  }
+}
+
+void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch)
+{
+  for (unsigned i = 1; i < nthreads; i++) {
+    _Atomic uint32_t *arrive = &pool->slots[i]->arrive;
+    if (atomic_load_explicit(arrive, memory_order_acquire) != epoch)
+      wait_for_member(pool, arrive, epoch);
+  }
+  atomic_thread_fence(memory_order_acquire);
+}
+
+void lite_barrier_wait(struct lite_thread *thr)
+{
+  struct lite_team *team = thr->team;
+  if (team == NULL || team->nthreads == 1)
+    return;
+  struct lite_pool *pool = team->pool;
+  uint32_t epoch = ++thr->bar_epoch;
+  if (thr->id == 0) {
+    lite_barrier_gather(pool, team->nthreads, epoch);
+    lite_store_and_wake(&pool->release, epoch, &pool->release_sleepers);
+  } else {
+    lite_barrier_arrive(pool, pool->slots[thr->id], epoch);
+    lite_wait_until_equal(&pool->release, epoch, &pool->release_sleepers);
+  }
+}
+
+void GOMP_barrier(void)
+{
+  lite_barrier_wait(lite_self());
+}

@@ -1,1 +1,81 @@
+/* Process life cycle: initialisation at load, fork, and unload.
+
+   - Load: the environment is read once, by the constructor or by the first call into the
+     runtime, whichever comes first (another library's constructor may use OpenMP before ours).
+   - fork(): the child has only the forking thread; the pools' workers did not come along. The
+     child forgets every pool (their memory is left alone: other threads' state is not safe to
+     touch) and builds new ones on its next parallel region.
+   - Unload (dlclose) and exit: idle pools of root threads are shut down and their workers
+     joined, so no thread runs code that is about to be unmapped. A pool that is running a region
+     (exit called from inside one) is left alone. */
 #include "internal.h"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lite_pool *registry;
+
+void lite_registry_add(struct lite_pool *pool)
+{
+  pthread_mutex_lock(&registry_lock);
+  pool->next = registry;
+  registry = pool;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+void lite_registry_remove(struct lite_pool *pool)
+{
+  pthread_mutex_lock(&registry_lock);
+  for (struct lite_pool **p = &registry; *p != NULL; p = &(*p)->next) {
+    if (*p == pool) {
+      *p = pool->next;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void before_fork(void) { pthread_mutex_lock(&registry_lock); }
+
+static void after_fork_in_parent(void) { pthread_mutex_unlock(&registry_lock); }
+
+static void after_fork_in_child(void)
+{
+  registry = NULL;
+  pthread_mutex_init(&registry_lock, NULL);
+  struct lite_thread *thr = lite_self_tls;
+  atomic_store(&lite_threads_live, thr != NULL ? 1 : 0);
+  atomic_store(&lite_threads_parked, 0);
+  if (thr != NULL) {
+    thr->pools = NULL;
+    thr->npools = 0;
+  }
+}
+
+static void init(void)
+{
+  lite_env_init();
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
+
+void lite_init_once(void) { pthread_once(&init_once, init); }
+
+__attribute__((constructor)) static void lite_load(void) { lite_init_once(); }
+
+__attribute__((destructor)) static void lite_unload(void)
+{
+  for (;;) {
+    pthread_mutex_lock(&registry_lock);
+    struct lite_pool *pool = registry;
+    /* Workers' own (nested) pools are shut down by those workers as they leave. */
+    while (pool != NULL && (pool->busy || pool->leader->is_worker))
+      pool = pool->next;
+    pthread_mutex_unlock(&registry_lock);
+    if (pool == NULL)
+      break;
+    struct lite_thread *leader = pool->leader;
+    for (unsigned level = 0; level < leader->npools; level++)
+      if (leader->pools[level] == pool)
+        leader->pools[level] = NULL;
+    lite_pool_shutdown(pool);
+  }
+}

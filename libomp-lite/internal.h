@@ -90,8 +90,57 @@ struct lite_team {
   unsigned parent_id;          /* the encountering thread's number in that team */
   struct lite_pool *pool;      /* the workers; NULL for a team of one */
   struct lite_icv icv;         /* ICVs every implicit task of the region starts with */
+  /* The encountering thread's own state, put back when the region ends. */
+  struct lite_icv saved_icv;
+  unsigned saved_bar_epoch;
+  unsigned saved_single_count;
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
   void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
+};
+
+/* The most threads one team may have: a num_threads clause or ICV above it is clamped (with a
+   warning), so that a typo such as 100000 cannot exhaust memory before pthread_create fails. */
+#define LITE_MAX_TEAM_THREADS 4096
+
+/* One team member's arrival word, on its own cache line: the leader gathers them at a join or
+   barrier, so arrivals never contend on one shared counter. */
+struct lite_slot {
+  _Atomic uint32_t arrive;    /* epoch of the last barrier or join this member reached */
+} LITE_ALIGNED;
+
+/* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
+   it is the same OS thread in every region the pool runs. */
+struct lite_pool {
+  /* Dispatch line: the region descriptor, written by the leader once per region, read by every
+     spinning worker with one cache-line transfer. gen is also the futex the idle workers park on. */
+  _Atomic uint32_t gen LITE_ALIGNED;
+  unsigned nthreads;          /* members of the current region, leader included */
+  void (*fn)(void *);
+  void *data;
+  struct lite_team *team;
+  uint32_t epoch;             /* barrier epoch the region starts from */
+  unsigned single_base;       /* single_ticket when the region started */
+  bool quit;                  /* workers leave (pool shutdown) */
+
+  /* Barrier release: the leader stores the epoch once every member has arrived. */
+  _Atomic uint32_t release LITE_ALIGNED;
+  /* Parked-waiter counts, written only when a thread parks, read by every waker. */
+  _Atomic uint32_t gen_sleepers LITE_ALIGNED;
+  _Atomic uint32_t release_sleepers LITE_ALIGNED;
+  /* The leader parks here while gathering; an arriving member bumps it if join_sleepers > 0. */
+  _Atomic uint32_t join_word LITE_ALIGNED;
+  _Atomic uint32_t join_sleepers;
+
+  /* Leader-only bookkeeping. */
+  struct lite_team team_storage;
+  struct lite_thread *leader;
+  unsigned level;             /* nesting level of the regions this pool runs is level + 1 */
+  unsigned nworkers;          /* workers started: they hold slots 1..nworkers */
+  unsigned capacity;          /* length of slots[] and threads[] */
+  struct lite_slot **slots;   /* slots[0] is the leader's */
+  pthread_t *threads;
+  bool busy;                  /* a region is running (shutdown must not touch it) */
+  struct lite_pool *next;     /* in the registry of all pools (init.c) */
 };
 
 extern __thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
@@ -118,26 +167,56 @@ void lite_team_join(struct lite_thread *thr);
 void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team);
 void lite_team_leave_serial(struct lite_thread *thr);
 
+/* Stops a pool's workers and frees it; the pool must be idle. */
+void lite_pool_shutdown(struct lite_pool *pool);
+/* Releases everything thr leads (its pools), when thr exits. */
+void lite_thread_release(struct lite_thread *thr);
+
 /* ---------------------------------------------------------------- barrier.c */
 
 /* The team barrier, for every member of thr's team. */
 void lite_barrier_wait(struct lite_thread *thr);
+/* A member's arrival at a barrier or join of epoch; the leader's gather of members 1..n-1. */
+void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch);
+void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch);
 
 /* ---------------------------------------------------------------- wait.c */
 
-/* Wait while *word == old: spin (with pause) for a bounded time, or poll with yields when the
-   runtime's threads outnumber the CPUs, then park on the futex. *sleepers counts parked waiters,
-   so that a waker makes a system call only when someone sleeps. */
-void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers);
-/* Store value into *word and wake its parked waiters, if any. */
-void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);
-
-/* How a waiter should wait right now. */
+/* How a waiter waits right now: spin with pause while every runtime thread can have a CPU, poll
+   with yields while they outnumber the CPUs, park at once under OMP_WAIT_POLICY=passive. */
 enum lite_wait_mode { LITE_WAIT_SPIN, LITE_WAIT_YIELD, LITE_WAIT_PARK };
-enum lite_wait_mode lite_wait_mode_now(void);
-/* Counts of runtime threads and of those parked, for the oversubscription decision. */
+
+/* One wait's budget. Use: lite_waiter_init(&w); while (!ready) if (!lite_waiter_poll(&w)) park. */
+struct lite_waiter {
+  uint64_t start_ns;
+  unsigned polls;
+  enum lite_wait_mode mode;
+};
+void lite_waiter_init(struct lite_waiter *w);
+/* Pauses or yields once; false once the time budget is spent and the caller should park. */
+bool lite_waiter_poll(struct lite_waiter *w);
+
+/* Wait while *word == old (resp. until *word == target): poll within the budget, then park on the
+   futex. *sleepers counts parked waiters, so a waker makes a system call only if someone sleeps. */
+void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers);
+void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint32_t *sleepers);
+/* Store value into *word (sequentially consistent) and wake its parked waiters, if any. */
+void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);
+/* Bookkeeping around a futex sleep, for the oversubscription decision. */
+void lite_park_begin(_Atomic uint32_t *sleepers);
+void lite_park_end(_Atomic uint32_t *sleepers);
+
+/* Threads the runtime knows (workers and threads that called into it) and those parked now. */
 extern _Atomic int lite_threads_live;
 extern _Atomic int lite_threads_parked;
+
+/* ---------------------------------------------------------------- init.c */
+
+/* Reads the environment and installs the fork and exit handlers, once. */
+void lite_init_once(void);
+/* The registry of pools, so that fork and unload can find them. */
+void lite_registry_add(struct lite_pool *pool);
+void lite_registry_remove(struct lite_pool *pool);
 
 /* ---------------------------------------------------------------- lock.c (for critical.c) */
 

@@ -1,1 +1,41 @@
+/* single and single with copyprivate.
+
+   Each single construct a thread meets gets the next number in that thread's count; the first
+   thread to move the team's ticket from number-1 to number runs the block. Threads that reach a
+   single late find the ticket already past it. The count and ticket carry on across regions, so
+   a fork need not reset the ticket's cache line. */
 #include "internal.h"
+
+bool GOMP_single_start(void)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_team *team = thr->team;
+  if (team == NULL || team->nthreads == 1)
+    return true;
+  unsigned mine = ++thr->single_count;
+  unsigned expected = mine - 1;
+  /* Cheap look first: a late thread sees the ticket past its number without a locked op. */
+  if (atomic_load_explicit(&team->single_ticket, memory_order_relaxed) != expected)
+    return false;
+  return atomic_compare_exchange_strong_explicit(&team->single_ticket, &expected, mine,
+                                                 memory_order_acq_rel, memory_order_relaxed);
+}
+
+/* Returns NULL to the thread that runs the block (it then calls GOMP_single_copy_end), and the
+   block's copyprivate data to the others, after the winner published it. */
+void *GOMP_single_copy_start(void)
+{
+  if (GOMP_single_start())
+    return NULL;
+  struct lite_thread *thr = lite_self();
+  lite_barrier_wait(thr);
+  return thr->team->copyprivate;
+}
+
+void GOMP_single_copy_end(void *data)
+{
+  struct lite_thread *thr = lite_self();
+  if (thr->team != NULL)
+    thr->team->copyprivate = data;
+  lite_barrier_wait(thr);
+}

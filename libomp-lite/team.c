@@ -1,1 +1,339 @@
+/* The warm team: per-thread state, the pools of persistent workers, fork and join.
+
+   A thread that starts a parallel region at nesting level L leads the pool pools[L]: workers
+   created once and kept, spinning then parked between regions. Fork publishes one region
+   descriptor in the pool's dispatch line; join gathers the members' arrival words. Worker k of a
+   pool is team member k in every region, so its caches (and later its binding) stay put. */
 #include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+__thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
+
+/* Runs lite_thread_release() when a user thread that used the runtime exits. */
+static pthread_key_t thread_exit_key;
+static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *arg)
+{
+  struct lite_thread *thr = arg;
+  lite_thread_release(thr);
+  atomic_fetch_sub_explicit(&lite_threads_live, 1, memory_order_relaxed);
+  lite_self_tls = NULL;
+  free(thr);
+}
+
+static void make_thread_exit_key(void) { pthread_key_create(&thread_exit_key, thread_exit); }
+
+struct lite_thread *lite_thread_create_self(void)
+{
+  lite_init_once();
+  struct lite_thread *thr = aligned_alloc(LITE_CACHE_LINE, sizeof *thr);
+  if (thr == NULL)
+    lite_fatal("out of memory allocating thread state");
+  memset(thr, 0, sizeof *thr);
+  thr->icv = lite_env.icv;
+  lite_self_tls = thr;
+  atomic_fetch_add_explicit(&lite_threads_live, 1, memory_order_relaxed);
+  pthread_once(&thread_exit_key_once, make_thread_exit_key);
+  pthread_setspecific(thread_exit_key, thr);
+  return thr;
+}
+
+/* ------------------------------------------------------------------------------- team size */
+
+static void warn_clamped_once(unsigned requested)
+{
+  static _Atomic bool warned;
+  if (!atomic_exchange(&warned, true))
+    lite_warn("a team of %u threads was requested; using the maximum, %u", requested,
+              LITE_MAX_TEAM_THREADS);
+}
+
+/* Threads of the contention group in teams right now, counted only when OMP_THREAD_LIMIT is set. */
+static _Atomic unsigned threads_in_teams = 1;
+
+unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads)
+{
+  unsigned active = thr->team != NULL ? thr->team->active_level : 0;
+  if (active >= thr->icv.max_active_levels)
+    return 1;
+  unsigned n = num_threads != 0 ? num_threads : thr->icv.nthreads;
+  if (thr->icv.dynamic && n > lite_env.ncpus)
+    n = lite_env.ncpus;
+  if (lite_unlikely(n > LITE_MAX_TEAM_THREADS)) {
+    warn_clamped_once(n);
+    n = LITE_MAX_TEAM_THREADS;
+  }
+  if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX)) {
+    unsigned busy = atomic_load_explicit(&threads_in_teams, memory_order_relaxed);
+    unsigned room = thr->icv.thread_limit > busy ? thr->icv.thread_limit - busy + 1 : 1;
+    if (n > room)
+      n = room;
+  }
+  return n > 0 ? n : 1;
+}
+
+/* ICVs of the implicit tasks of a new region at `level`, from the encountering task's. */
+static void child_icv(struct lite_icv *child, const struct lite_icv *parent, unsigned level)
+{
+  *child = *parent;
+  if (level < lite_env.nthreads_list_len)
+    child->nthreads = lite_env.nthreads_list[level];
+  if (level < lite_env.bind_list_len)
+    child->bind = lite_env.bind_list[level];
+}
+
+/* ----------------------------------------------------------------------------------- pools */
+
+struct worker_start {
+  struct lite_pool *pool;
+  unsigned id;
+  uint32_t gen; /* the pool's generation when the worker was made: it waits for the next */
+};
+
+static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id)
+{
+  struct lite_team *team = pool->team;
+  thr->team = team;
+  thr->id = id;
+  thr->icv = team->icv;
+  thr->bar_epoch = pool->epoch;
+  thr->single_count = pool->single_base;
+  pool->fn(pool->data);
+  /* The implicit barrier at the end of the region: arrive and go; the leader gathers. */
+  struct lite_slot *slot = pool->slots[id];
+  thr->team = NULL;
+  lite_barrier_arrive(pool, slot, ++thr->bar_epoch);
+}
+
+static void *worker_main(void *arg)
+{
+  struct worker_start start = *(struct worker_start *)arg;
+  free(arg);
+  struct lite_pool *pool = start.pool;
+  struct lite_thread *thr = lite_thread_create_self();
+  thr->is_worker = true;
+  uint32_t seen = start.gen;
+  for (;;) {
+    lite_wait_while_equal(&pool->gen, seen, &pool->gen_sleepers);
+    /* Read the descriptor, then make sure it still belongs to the generation read: a worker
+       that is not a member of this region could otherwise see the next region's fields. */
+    uint32_t gen = atomic_load_explicit(&pool->gen, memory_order_acquire);
+    bool quit = pool->quit;
+    unsigned nthreads = pool->nthreads;
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&pool->gen, memory_order_relaxed) != gen)
+      continue;
+    seen = gen;
+    if (quit)
+      break;
+    if (start.id < nthreads)
+      run_member(thr, pool, start.id);
+  }
+  return NULL;
+}
+
+static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
+{
+  struct lite_pool *pool = aligned_alloc(LITE_CACHE_LINE, sizeof *pool);
+  if (pool == NULL)
+    lite_fatal("out of memory allocating a thread pool");
+  memset(pool, 0, sizeof *pool);
+  pool->leader = leader;
+  pool->level = level;
+  pool->team_storage.pool = pool;
+  lite_registry_add(pool);
+  return pool;
+}
+
+static bool pool_reserve(struct lite_pool *pool, unsigned n)
+{
+  if (n <= pool->capacity)
+    return true;
+  unsigned cap = pool->capacity ? pool->capacity : 4;
+  while (cap < n)
+    cap *= 2;
+  struct lite_slot **slots = realloc(pool->slots, cap * sizeof *slots);
+  if (slots != NULL)
+    pool->slots = slots;
+  pthread_t *threads = realloc(pool->threads, cap * sizeof *threads);
+  if (threads != NULL)
+    pool->threads = threads;
+  if (slots == NULL || threads == NULL)
+    return false;
+  for (unsigned i = pool->capacity; i < cap; i++) {
+    pool->slots[i] = aligned_alloc(LITE_CACHE_LINE, sizeof(struct lite_slot));
+    if (pool->slots[i] == NULL) {
+      pool->capacity = i;
+      return false;
+    }
+    memset(pool->slots[i], 0, sizeof(struct lite_slot));
+  }
+  pool->capacity = cap;
+  return true;
+}
+
+/* Makes sure workers 1..n-1 exist; returns how many members the pool can run (n or fewer). */
+static unsigned pool_grow(struct lite_pool *pool, unsigned n)
+{
+  if (n - 1 <= pool->nworkers)
+    return n;
+  if (!pool_reserve(pool, n))
+    n = pool->capacity;
+  while (pool->nworkers + 1 < n) {
+    unsigned id = pool->nworkers + 1;
+    struct worker_start *start = malloc(sizeof *start);
+    int err = start == NULL ? -1 : 0;
+    if (start != NULL) {
+      *start = (struct worker_start){pool, id, atomic_load(&pool->gen)};
+      /* A new slot must not look arrived at any epoch the pool will use. */
+      atomic_store(&pool->slots[id]->arrive, pool->epoch);
+      err = lite_os_thread_start(&pool->threads[id], lite_env.stacksize, worker_main, start);
+    }
+    if (err != 0) {
+      free(start);
+      lite_warn("could not start thread %u of a team of %u (%s); the team has %u threads", id, n,
+                err > 0 ? strerror(err) : "out of memory", id);
+      return id;
+    }
+    pool->nworkers = id;
+  }
+  return n;
+}
+
+void lite_pool_shutdown(struct lite_pool *pool)
+{
+  lite_registry_remove(pool);
+  pool->quit = true;
+  lite_store_and_wake(&pool->gen, atomic_load(&pool->gen) + 1, &pool->gen_sleepers);
+  for (unsigned i = 1; i <= pool->nworkers; i++)
+    pthread_join(pool->threads[i], NULL);
+  for (unsigned i = 0; i < pool->capacity; i++)
+    free(pool->slots[i]);
+  free(pool->slots);
+  free(pool->threads);
+  free(pool);
+}
+
+void lite_thread_release(struct lite_thread *thr)
+{
+  for (unsigned level = 0; level < thr->npools; level++)
+    if (thr->pools[level] != NULL)
+      lite_pool_shutdown(thr->pools[level]);
+  free(thr->pools);
+  thr->pools = NULL;
+  thr->npools = 0;
+}
+
+static struct lite_pool *pool_for_level(struct lite_thread *thr, unsigned level)
+{
+  if (lite_likely(level < thr->npools && thr->pools[level] != NULL))
+    return thr->pools[level];
+  if (level >= thr->npools) {
+    struct lite_pool **pools = realloc(thr->pools, (level + 1) * sizeof *pools);
+    if (pools == NULL)
+      return NULL;
+    memset(pools + thr->npools, 0, (level + 1 - thr->npools) * sizeof *pools);
+    thr->pools = pools;
+    thr->npools = level + 1;
+  }
+  thr->pools[level] = pool_create(thr, level);
+  return thr->pools[level];
+}
+
+/* ------------------------------------------------------------------------------ fork, join */
+
+/* Makes team the encountering thread's innermost team, as thread 0, saving what it had. */
+static void enter_team(struct lite_thread *thr, struct lite_team *team)
+{
+  team->saved_icv = thr->icv;
+  team->saved_bar_epoch = thr->bar_epoch;
+  team->saved_single_count = thr->single_count;
+  thr->team = team;
+  thr->id = 0;
+  thr->icv = team->icv;
+}
+
+static void leave_team(struct lite_thread *thr, struct lite_team *team)
+{
+  thr->team = team->parent;
+  thr->id = team->parent_id;
+  thr->icv = team->saved_icv;
+  thr->bar_epoch = team->saved_bar_epoch;
+  thr->single_count = team->saved_single_count;
+}
+
+static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads)
+{
+  struct lite_team *parent = thr->team;
+  unsigned level = parent != NULL ? parent->level : 0;
+  unsigned active = parent != NULL ? parent->active_level : 0;
+  team->nthreads = nthreads;
+  team->level = level + 1;
+  team->active_level = nthreads > 1 ? active + 1 : active;
+  team->parent = parent;
+  team->parent_id = thr->id;
+  /* Write the ICVs only when they changed: the line then stays shared in the workers' caches. */
+  struct lite_icv icv;
+  child_icv(&icv, &thr->icv, level + 1);
+  if (memcmp(&icv, &team->icv, sizeof icv) != 0)
+    team->icv = icv;
+}
+
+struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data)
+{
+  unsigned level = thr->team != NULL ? thr->team->level : 0;
+  struct lite_pool *pool = pool_for_level(thr, level);
+  if (pool == NULL || (n = pool_grow(pool, n)) < 2)
+    return NULL;
+  if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
+    atomic_fetch_add(&threads_in_teams, n - 1);
+
+  struct lite_team *team = &pool->team_storage;
+  describe_team(team, thr, n);
+  pool->busy = true;
+  pool->nthreads = n;
+  pool->fn = fn;
+  pool->data = data;
+  pool->team = team;
+  pool->single_base = atomic_load_explicit(&team->single_ticket, memory_order_relaxed);
+  lite_store_and_wake(&pool->gen, atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1,
+                      &pool->gen_sleepers);
+
+  enter_team(thr, team);
+  thr->bar_epoch = pool->epoch;
+  thr->single_count = pool->single_base;
+  return team;
+}
+
+void lite_team_join(struct lite_thread *thr)
+{
+  struct lite_team *team = thr->team;
+  struct lite_pool *pool = team->pool;
+  uint32_t epoch = ++thr->bar_epoch;
+  lite_barrier_gather(pool, team->nthreads, epoch);
+  pool->epoch = epoch;
+  pool->busy = false;
+  if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
+    atomic_fetch_sub(&threads_in_teams, team->nthreads - 1);
+  leave_team(thr, team);
+}
+
+void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team)
+{
+  memset(&team->icv, 0, sizeof team->icv);
+  describe_team(team, thr, 1);
+  team->pool = NULL;
+  atomic_init(&team->single_ticket, 0);
+  team->copyprivate = NULL;
+  enter_team(thr, team);
+  thr->bar_epoch = 0;
+  thr->single_count = 0;
+}
+
+void lite_team_leave_serial(struct lite_thread *thr)
+{
+  leave_team(thr, thr->team);
+}
