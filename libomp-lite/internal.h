@@ -81,17 +81,18 @@ struct lite_thread {
   bool is_worker;           /* created by libomp-lite (not a user/root thread) */
 } LITE_ALIGNED;
 
-/* A team: the threads executing one parallel region. */
+/* A team: the threads executing one parallel region. The first line is read by every member at
+   the start of each region and rewritten only when something in it changes. */
 struct lite_team {
-  unsigned nthreads;
+  unsigned nthreads LITE_ALIGNED;
   unsigned level;              /* nesting level of the region (inactive ones count) */
   unsigned active_level;       /* active regions enclosing it, itself included if active */
   struct lite_team *parent;    /* team of the encountering thread, NULL at the outermost */
   unsigned parent_id;          /* the encountering thread's number in that team */
   struct lite_pool *pool;      /* the workers; NULL for a team of one */
   struct lite_icv icv;         /* ICVs every implicit task of the region starts with */
-  /* The encountering thread's own state, put back when the region ends. */
-  struct lite_icv saved_icv;
+  /* The encountering thread's own state, put back when the region ends (its line only). */
+  struct lite_icv saved_icv LITE_ALIGNED;
   unsigned saved_bar_epoch;
   unsigned saved_single_count;
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
@@ -121,6 +122,7 @@ struct lite_pool {
   uint32_t epoch;             /* barrier epoch the region starts from */
   unsigned single_base;       /* single_ticket when the region started */
   bool quit;                  /* workers leave (pool shutdown) */
+  struct lite_slot **slots;   /* slots[k]: member k's arrival word (0 is the leader's) */
 
   /* Barrier release: the leader stores the epoch once every member has arrived. */
   _Atomic uint32_t release LITE_ALIGNED;
@@ -131,15 +133,15 @@ struct lite_pool {
   _Atomic uint32_t join_word LITE_ALIGNED;
   _Atomic uint32_t join_sleepers;
 
-  /* Leader-only bookkeeping. */
   struct lite_team team_storage;
+
+  /* Leader-only bookkeeping, on lines the workers never read. */
+  bool busy LITE_ALIGNED;     /* a region is running (shutdown must not touch it) */
   struct lite_thread *leader;
   unsigned level;             /* nesting level of the regions this pool runs is level + 1 */
   unsigned nworkers;          /* workers started: they hold slots 1..nworkers */
   unsigned capacity;          /* length of slots[] and threads[] */
-  struct lite_slot **slots;   /* slots[0] is the leader's */
   pthread_t *threads;
-  bool busy;                  /* a region is running (shutdown must not touch it) */
   struct lite_pool *next;     /* in the registry of all pools (init.c) */
 };
 

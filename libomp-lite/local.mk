@@ -4,6 +4,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/internal.h \
 	libomp-lite/os.h \
 	libomp-lite/os_linux.c \
+	libomp-lite/env.h \
 	libomp-lite/env.c \
 	libomp-lite/icv.c \
 	libomp-lite/wait.c \

@@ -265,17 +265,24 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->single_count = team->saved_single_count;
 }
 
+/* Assigns only when the value changes: a pool's team line then stays shared in the workers'
+   caches from one region to the next, instead of costing each of them a transfer. */
+#define SET_IF_CHANGED(field, value)                                                            \
+  do {                                                                                          \
+    if ((field) != (value))                                                                     \
+      (field) = (value);                                                                        \
+  } while (0)
+
 static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads)
 {
   struct lite_team *parent = thr->team;
   unsigned level = parent != NULL ? parent->level : 0;
   unsigned active = parent != NULL ? parent->active_level : 0;
-  team->nthreads = nthreads;
-  team->level = level + 1;
-  team->active_level = nthreads > 1 ? active + 1 : active;
-  team->parent = parent;
-  team->parent_id = thr->id;
-  /* Write the ICVs only when they changed: the line then stays shared in the workers' caches. */
+  SET_IF_CHANGED(team->nthreads, nthreads);
+  SET_IF_CHANGED(team->level, level + 1);
+  SET_IF_CHANGED(team->active_level, nthreads > 1 ? active + 1 : active);
+  SET_IF_CHANGED(team->parent, parent);
+  SET_IF_CHANGED(team->parent_id, thr->id);
   struct lite_icv icv;
   child_icv(&icv, &thr->icv, level + 1);
   if (memcmp(&icv, &team->icv, sizeof icv) != 0)
