@@ -1,1 +1,44 @@
+/* critical and atomic: gcc calls these around a critical region (unnamed or named) and around
+   an atomic update it cannot do with one instruction. All three are the futex mutex of lock.c. */
 #include "internal.h"
+
+/* Each mutex on its own cache line: a program hammering atomic must not slow one using critical. */
+struct padded_mutex {
+  _Atomic uint32_t word;
+} LITE_ALIGNED;
+
+static struct padded_mutex unnamed_critical;
+static struct padded_mutex atomic_fallback;
+
+/* OpenMP 5.x asks only for an acquire flush on entry, which the mutex gives; older programs
+   written to OpenMP 4.5 ("entry is a flush") also count on earlier stores not sinking into the
+   region, so a release fence comes first, as in libgomp. It compiles to nothing on x86, whose
+   locked instructions are full barriers anyway. */
+void GOMP_critical_start(void)
+{
+  atomic_thread_fence(memory_order_release);
+  lite_mutex_lock(&unnamed_critical.word);
+}
+
+void GOMP_critical_end(void) { lite_mutex_unlock(&unnamed_critical.word); }
+
+/* gcc gives each name a pointer-sized, zero-initialised common symbol (.gomp_critical_user_NAME)
+   and passes its address. Its first 4 bytes serve as the futex word: zero is "free", so no
+   allocation and no race to initialise it. */
+static inline _Atomic uint32_t *named_mutex(void **pptr)
+{
+  _Static_assert(sizeof(void *) >= sizeof(uint32_t), "a futex word fits in the name's storage");
+  return (_Atomic uint32_t *)pptr;
+}
+
+void GOMP_critical_name_start(void **pptr)
+{
+  atomic_thread_fence(memory_order_release);
+  lite_mutex_lock(named_mutex(pptr));
+}
+
+void GOMP_critical_name_end(void **pptr) { lite_mutex_unlock(named_mutex(pptr)); }
+
+void GOMP_atomic_start(void) { lite_mutex_lock(&atomic_fallback.word); }
+
+void GOMP_atomic_end(void) { lite_mutex_unlock(&atomic_fallback.word); }

@@ -3,6 +3,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/abi.h \
 	libomp-lite/internal.h \
 	libomp-lite/os.h \
+	libomp-lite/lock.h \
 	libomp-lite/os_linux.c \
 	libomp-lite/env.h \
 	libomp-lite/env.c \
