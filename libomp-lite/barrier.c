@@ -3,15 +3,26 @@
    Two cache-line transfers per member per barrier, no read-modify-write on a shared counter. */
 #include "internal.h"
 
-void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch)
+/* Stores a member's arrival word, then wakes the leader if it parked. Sequentially consistent
+   store, then the sleepers check: pairs with the leader's lite_park_begin() then re-check in
+   wait_for_member(). */
+static void arrive(struct lite_pool *pool, _Atomic uint32_t *word, uint32_t value)
 {
-  /* Sequentially consistent store, then the sleepers check: pairs with the leader's
-     lite_park_begin() then re-check in wait_for_member(). */
-  atomic_store(&slot->arrive, epoch);
+  atomic_store(word, value);
   if (lite_unlikely(atomic_load(&pool->join_sleepers) != 0)) {
     atomic_fetch_add(&pool->join_word, 1);
     lite_futex_wake(&pool->join_word, 1);
   }
+}
+
+void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch)
+{
+  arrive(pool, &slot->arrive, epoch);
+}
+
+void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen)
+{
+  arrive(pool, &slot->done, gen);
 }
 
 /* The leader waits for one member: poll within the wait budget, then park on join_word. */
@@ -37,9 +48,19 @@ static void wait_for_member(struct lite_pool *pool, _Atomic uint32_t *arrive, ui
 void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch)
 {
   for (unsigned i = 1; i < nthreads; i++) {
-    _Atomic uint32_t *arrive = &pool->slots[i]->arrive;
-    if (atomic_load_explicit(arrive, memory_order_acquire) != epoch)
-      wait_for_member(pool, arrive, epoch);
+    _Atomic uint32_t *word = &pool->slots[i]->arrive;
+    if (atomic_load_explicit(word, memory_order_acquire) != epoch)
+      wait_for_member(pool, word, epoch);
+  }
+  atomic_thread_fence(memory_order_acquire);
+}
+
+void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
+{
+  for (unsigned i = 1; i < nthreads; i++) {
+    _Atomic uint32_t *word = &pool->slots[i]->done;
+    if (atomic_load_explicit(word, memory_order_acquire) != gen)
+      wait_for_member(pool, word, gen);
   }
   atomic_thread_fence(memory_order_acquire);
 }

@@ -106,7 +106,8 @@ struct lite_team {
 /* One team member's arrival word, on its own cache line: the leader gathers them at a join or
    barrier, so arrivals never contend on one shared counter. */
 struct lite_slot {
-  _Atomic uint32_t arrive;    /* epoch of the last barrier or join this member reached */
+  _Atomic uint32_t arrive;    /* epoch of the last barrier this member reached */
+  _Atomic uint32_t done;      /* generation of the last region this member finished */
 } LITE_ALIGNED;
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
@@ -119,7 +120,7 @@ struct lite_pool {
   void (*fn)(void *);
   void *data;
   struct lite_team *team;
-  uint32_t epoch;             /* barrier epoch the region starts from */
+  uint32_t epoch;             /* barrier epoch the region starts from: past every epoch used */
   unsigned single_base;       /* single_ticket when the region started */
   bool quit;                  /* workers leave (pool shutdown) */
   struct lite_slot **slots;   /* slots[k]: member k's arrival word (0 is the leader's) */
@@ -178,9 +179,13 @@ void lite_thread_release(struct lite_thread *thr);
 
 /* The team barrier, for every member of thr's team. */
 void lite_barrier_wait(struct lite_thread *thr);
-/* A member's arrival at a barrier or join of epoch; the leader's gather of members 1..n-1. */
+/* A member's arrival at a barrier of epoch; the leader's gather of members 1..n-1. */
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch);
 void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch);
+/* The same for the end of a region (generation gen). The join has its own word so that it does
+   not depend on every member having passed the same number of barriers (cancellation). */
+void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen);
+void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen);
 
 /* ---------------------------------------------------------------- wait.c */
 

@@ -93,7 +93,7 @@ struct worker_start {
   uint32_t gen; /* the pool's generation when the worker was made: it waits for the next */
 };
 
-static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id)
+static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
 {
   struct lite_team *team = pool->team;
   thr->team = team;
@@ -105,7 +105,7 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   /* The implicit barrier at the end of the region: arrive and go; the leader gathers. */
   struct lite_slot *slot = pool->slots[id];
   thr->team = NULL;
-  lite_barrier_arrive(pool, slot, ++thr->bar_epoch);
+  lite_join_arrive(pool, slot, gen);
 }
 
 static void *worker_main(void *arg)
@@ -130,7 +130,7 @@ static void *worker_main(void *arg)
     if (quit)
       break;
     if (start.id < nthreads)
-      run_member(thr, pool, start.id);
+      run_member(thr, pool, start.id, gen);
   }
   return NULL;
 }
@@ -188,8 +188,9 @@ static unsigned pool_grow(struct lite_pool *pool, unsigned n)
     int err = start == NULL ? -1 : 0;
     if (start != NULL) {
       *start = (struct worker_start){pool, id, atomic_load(&pool->gen)};
-      /* A new slot must not look arrived at any epoch the pool will use. */
+      /* A new slot must not look arrived at any epoch or generation the pool will use. */
       atomic_store(&pool->slots[id]->arrive, pool->epoch);
+      atomic_store(&pool->slots[id]->done, atomic_load(&pool->gen));
       err = lite_os_thread_start(&pool->threads[id], lite_env.stacksize, worker_main, start);
     }
     if (err != 0) {
@@ -319,8 +320,15 @@ void lite_team_join(struct lite_thread *thr)
 {
   struct lite_team *team = thr->team;
   struct lite_pool *pool = team->pool;
-  uint32_t epoch = ++thr->bar_epoch;
-  lite_barrier_gather(pool, team->nthreads, epoch);
+  lite_join_gather(pool, team->nthreads, atomic_load_explicit(&pool->gen, memory_order_relaxed));
+  /* The next region's barriers start past every epoch this one used. Members pass the same
+     barriers, except when a cancelled region released some of them early. */
+  uint32_t epoch = thr->bar_epoch;
+  for (unsigned i = 1; i < team->nthreads; i++) {
+    uint32_t seen = atomic_load_explicit(&pool->slots[i]->arrive, memory_order_relaxed);
+    if ((int32_t)(seen - epoch) > 0)
+      epoch = seen;
+  }
   pool->epoch = epoch;
   pool->busy = false;
   if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
