@@ -44,7 +44,8 @@ typedef omp_sync_hint_t omp_lock_hint_t;
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
 
 /* ---- GOMP_* entry points: parallel regions (parallel.c) ---- */
-LITE_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+LITE_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
+                               unsigned flags);
 LITE_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads);
 LITE_EXPORT void GOMP_parallel_end(void);
 
@@ -63,6 +64,243 @@ LITE_EXPORT void GOMP_critical_name_start(void **pptr);
 LITE_EXPORT void GOMP_critical_name_end(void **pptr);
 LITE_EXPORT void GOMP_atomic_start(void);
 LITE_EXPORT void GOMP_atomic_end(void);
+
+/* ---- worksharing: loops (loop.c, loop_ull.c, parallel_loop.c), sections, ordered, doacross,
+   cancellation, scope ---- */
+/* loop.c */
+LITE_EXPORT bool GOMP_loop_static_start(long start, long end, long incr, long chunk,
+                                        long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_dynamic_start(long start, long end, long incr, long chunk,
+                                         long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_guided_start(long start, long end, long incr, long chunk,
+                                        long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_nonmonotonic_dynamic_start(long start, long end, long incr,
+                                                      long chunk, long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_nonmonotonic_guided_start(long start, long end, long incr, long chunk,
+                                                     long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_runtime_start(long start, long end, long incr, long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_nonmonotonic_runtime_start(long start, long end, long incr,
+                                                      long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_maybe_nonmonotonic_runtime_start(long start, long end, long incr,
+                                                            long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_static_start(long start, long end, long incr, long chunk,
+                                                long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_dynamic_start(long start, long end, long incr, long chunk,
+                                                 long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_guided_start(long start, long end, long incr, long chunk,
+                                                long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, long *istart,
+                                                 long *iend);
+LITE_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
+                                 long *istart, long *iend, uintptr_t *reductions, void **mem);
+LITE_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
+                                         long *istart, long *iend, uintptr_t *reductions,
+                                         void **mem);
+LITE_EXPORT bool GOMP_loop_static_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_dynamic_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_guided_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_runtime_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_nonmonotonic_dynamic_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_nonmonotonic_guided_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_nonmonotonic_runtime_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_maybe_nonmonotonic_runtime_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_static_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_dynamic_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_guided_next(long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_ordered_runtime_next(long *istart, long *iend);
+LITE_EXPORT void GOMP_loop_end(void);
+LITE_EXPORT void GOMP_loop_end_nowait(void);
+LITE_EXPORT bool GOMP_loop_end_cancel(void);
+/* parallel_loop.c */
+LITE_EXPORT void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned num_threads,
+                                           long start, long end, long incr, long chunk,
+                                           unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_dynamic(void (*fn)(void *), void *data, unsigned num_threads,
+                                            long start, long end, long incr, long chunk,
+                                            unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_guided(void (*fn)(void *), void *data, unsigned num_threads,
+                                           long start, long end, long incr, long chunk,
+                                           unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void *), void *data,
+                                                         unsigned num_threads, long start, long end,
+                                                         long incr, long chunk, unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void *), void *data,
+                                                        unsigned num_threads, long start, long end,
+                                                        long incr, long chunk, unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned num_threads,
+                                            long start, long end, long incr, unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data,
+                                                         unsigned num_threads, long start, long end,
+                                                         long incr, unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
+                                                               unsigned num_threads, long start,
+                                                               long end, long incr, unsigned flags);
+LITE_EXPORT void GOMP_parallel_loop_static_start(void (*fn)(void *), void *data,
+                                                 unsigned num_threads, long start, long end,
+                                                 long incr, long chunk);
+LITE_EXPORT void GOMP_parallel_loop_dynamic_start(void (*fn)(void *), void *data,
+                                                  unsigned num_threads, long start, long end,
+                                                  long incr, long chunk);
+LITE_EXPORT void GOMP_parallel_loop_guided_start(void (*fn)(void *), void *data,
+                                                 unsigned num_threads, long start, long end,
+                                                 long incr, long chunk);
+LITE_EXPORT void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
+                                                  unsigned num_threads, long start, long end,
+                                                  long incr);
+/* sections.c */
+LITE_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
+                                        unsigned count, unsigned flags);
+LITE_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned num_threads,
+                                              unsigned count);
+/* loop_ull.c */
+LITE_EXPORT bool GOMP_loop_ull_static_start(bool up, unsigned long long start,
+                                            unsigned long long end, unsigned long long incr,
+                                            unsigned long long chunk, unsigned long long *istart,
+                                            unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_dynamic_start(bool up, unsigned long long start,
+                                             unsigned long long end, unsigned long long incr,
+                                             unsigned long long chunk,
+                                             unsigned long long *istart, unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_guided_start(bool up, unsigned long long start,
+                                            unsigned long long end, unsigned long long incr,
+                                            unsigned long long chunk, unsigned long long *istart,
+                                            unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_nonmonotonic_dynamic_start(bool up, unsigned long long start,
+                                                          unsigned long long end,
+                                                          unsigned long long incr,
+                                                          unsigned long long chunk,
+                                                          unsigned long long *istart,
+                                                          unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_nonmonotonic_guided_start(bool up, unsigned long long start,
+                                                         unsigned long long end,
+                                                         unsigned long long incr,
+                                                         unsigned long long chunk,
+                                                         unsigned long long *istart,
+                                                         unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_runtime_start(bool up, unsigned long long start,
+                                             unsigned long long end, unsigned long long incr,
+                                             unsigned long long *istart, unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_nonmonotonic_runtime_start(bool up, unsigned long long start,
+                                                          unsigned long long end,
+                                                          unsigned long long incr,
+                                                          unsigned long long *istart,
+                                                          unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_maybe_nonmonotonic_runtime_start(bool up,
+                                                                unsigned long long start,
+                                                                unsigned long long end,
+                                                                unsigned long long incr,
+                                                                unsigned long long *istart,
+                                                                unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_static_start(bool up, unsigned long long start,
+                                                    unsigned long long end,
+                                                    unsigned long long incr,
+                                                    unsigned long long chunk,
+                                                    unsigned long long *istart,
+                                                    unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_dynamic_start(bool up, unsigned long long start,
+                                                     unsigned long long end,
+                                                     unsigned long long incr,
+                                                     unsigned long long chunk,
+                                                     unsigned long long *istart,
+                                                     unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_guided_start(bool up, unsigned long long start,
+                                                    unsigned long long end,
+                                                    unsigned long long incr,
+                                                    unsigned long long chunk,
+                                                    unsigned long long *istart,
+                                                    unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_runtime_start(bool up, unsigned long long start,
+                                                     unsigned long long end,
+                                                     unsigned long long incr,
+                                                     unsigned long long *istart,
+                                                     unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end,
+                                     unsigned long long incr, long sched,
+                                     unsigned long long chunk, unsigned long long *istart,
+                                     unsigned long long *iend, uintptr_t *reductions, void **mem);
+LITE_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start,
+                                             unsigned long long end, unsigned long long incr,
+                                             long sched, unsigned long long chunk,
+                                             unsigned long long *istart,
+                                             unsigned long long *iend, uintptr_t *reductions,
+                                             void **mem);
+LITE_EXPORT bool GOMP_loop_ull_static_next(unsigned long long *istart, unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_dynamic_next(unsigned long long *istart, unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_guided_next(unsigned long long *istart, unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_runtime_next(unsigned long long *istart, unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_nonmonotonic_dynamic_next(unsigned long long *istart,
+                                                         unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_nonmonotonic_guided_next(unsigned long long *istart,
+                                                        unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_nonmonotonic_runtime_next(unsigned long long *istart,
+                                                         unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_maybe_nonmonotonic_runtime_next(unsigned long long *istart,
+                                                               unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_static_next(unsigned long long *istart,
+                                                   unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_dynamic_next(unsigned long long *istart,
+                                                    unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_guided_next(unsigned long long *istart,
+                                                   unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_ordered_runtime_next(unsigned long long *istart,
+                                                    unsigned long long *iend);
+/* sections.c */
+LITE_EXPORT unsigned GOMP_sections_start(unsigned count);
+LITE_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem);
+LITE_EXPORT unsigned GOMP_sections_next(void);
+LITE_EXPORT void GOMP_sections_end(void);
+LITE_EXPORT void GOMP_sections_end_nowait(void);
+LITE_EXPORT bool GOMP_sections_end_cancel(void);
+/* ordered.c */
+LITE_EXPORT void GOMP_ordered_start(void);
+LITE_EXPORT void GOMP_ordered_end(void);
+/* doacross.c */
+LITE_EXPORT bool GOMP_loop_doacross_static_start(unsigned ncounts, long *counts, long chunk,
+                                                 long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_doacross_dynamic_start(unsigned ncounts, long *counts, long chunk,
+                                                  long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_doacross_guided_start(unsigned ncounts, long *counts, long chunk,
+                                                 long *istart, long *iend);
+LITE_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart,
+                                                  long *iend);
+LITE_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
+                                          long *istart, long *iend, uintptr_t *reductions,
+                                          void **mem);
+LITE_EXPORT void GOMP_doacross_post(long *counts);
+LITE_EXPORT void GOMP_doacross_wait(long first, ...);
+LITE_EXPORT bool GOMP_loop_ull_doacross_static_start(unsigned ncounts,
+                                                     unsigned long long *counts,
+                                                     unsigned long long chunk,
+                                                     unsigned long long *istart,
+                                                     unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_doacross_dynamic_start(unsigned ncounts,
+                                                      unsigned long long *counts,
+                                                      unsigned long long chunk,
+                                                      unsigned long long *istart,
+                                                      unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_doacross_guided_start(unsigned ncounts,
+                                                     unsigned long long *counts,
+                                                     unsigned long long chunk,
+                                                     unsigned long long *istart,
+                                                     unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts,
+                                                      unsigned long long *counts,
+                                                      unsigned long long *istart,
+                                                      unsigned long long *iend);
+LITE_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts,
+                                              long sched, unsigned long long chunk,
+                                              unsigned long long *istart,
+                                              unsigned long long *iend, uintptr_t *reductions,
+                                              void **mem);
+LITE_EXPORT void GOMP_doacross_ull_post(unsigned long long *counts);
+LITE_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...);
+/* cancel.c */
+LITE_EXPORT bool GOMP_cancellation_point(int which);
+LITE_EXPORT bool GOMP_cancel(int which, bool do_cancel);
+/* scope.c */
+LITE_EXPORT void GOMP_scope_start(uintptr_t *reductions);
+/* barrier.c */
+LITE_EXPORT bool GOMP_barrier_cancel(void);
 
 /* ---- omp_* user API: threads and teams (team.c) ---- */
 LITE_EXPORT int omp_get_num_threads(void);

@@ -68,10 +68,10 @@ void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
 void lite_barrier_wait(struct lite_thread *thr)
 {
   struct lite_team *team = thr->team;
-  if (team == NULL || team->nthreads == 1)
-    return;
+  if (team == NULL || team->pool == NULL)
+    return; /* a team of one, or a small combined loop run by thread 0 alone */
   struct lite_pool *pool = team->pool;
-  uint32_t epoch = ++thr->bar_epoch;
+  uint32_t epoch = ++thr->bar_epoch & LITE_EPOCH_MASK;
   if (thr->id == 0) {
     lite_barrier_gather(pool, team->nthreads, epoch);
     lite_store_and_wake(&pool->release, epoch, &pool->release_sleepers);
@@ -84,4 +84,89 @@ void lite_barrier_wait(struct lite_thread *thr)
 void GOMP_barrier(void)
 {
   lite_barrier_wait(lite_self());
+}
+
+/* ----------------------------------------------------------------------- cancellable barrier */
+
+/* Waits for one member's arrival, or for the region's cancellation. */
+static bool gather_or_cancel(struct lite_pool *pool, struct lite_team *team, unsigned nthreads,
+                             uint32_t epoch)
+{
+  for (unsigned i = 1; i < nthreads; i++) {
+    _Atomic uint32_t *word = &pool->slots[i]->arrive;
+    struct lite_waiter w;
+    lite_waiter_init(&w);
+    while (atomic_load_explicit(word, memory_order_acquire) != epoch) {
+      if (atomic_load(&team->cancelled))
+        return true;
+      if (lite_waiter_poll(&w))
+        continue;
+      lite_park_begin(&pool->join_sleepers);
+      uint32_t seen = atomic_load(&pool->join_word);
+      if (atomic_load(word) != epoch && !atomic_load(&team->cancelled))
+        lite_futex_wait(&pool->join_word, seen);
+      lite_park_end(&pool->join_sleepers);
+      lite_waiter_init(&w);
+    }
+  }
+  return false;
+}
+
+bool lite_barrier_wait_cancel(struct lite_thread *thr)
+{
+  struct lite_team *team = thr->team;
+  if (team == NULL || team->pool == NULL)
+    return team != NULL && atomic_load(&team->cancelled);
+  struct lite_pool *pool = team->pool;
+  uint32_t epoch = ++thr->bar_epoch & LITE_EPOCH_MASK;
+  if (thr->id == 0) {
+    if (gather_or_cancel(pool, team, team->nthreads, epoch))
+      return true;
+    /* Release, keeping a cancellation flag set meanwhile. */
+    uint32_t old = atomic_load(&pool->release);
+    while (!atomic_compare_exchange_weak(&pool->release, &old,
+                                         epoch | (old & LITE_RELEASE_CANCELLED)))
+      ;
+    if (atomic_load(&pool->release_sleepers) != 0)
+      lite_futex_wake(&pool->release, INT32_MAX);
+    return (old & LITE_RELEASE_CANCELLED) != 0;
+  }
+  lite_barrier_arrive(pool, pool->slots[thr->id], epoch);
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  for (;;) {
+    uint32_t seen = atomic_load_explicit(&pool->release, memory_order_acquire);
+    if ((seen & LITE_RELEASE_CANCELLED) || atomic_load(&team->cancelled))
+      return true;
+    if (seen == epoch)
+      return false;
+    if (lite_waiter_poll(&w))
+      continue;
+    lite_park_begin(&pool->release_sleepers);
+    if (atomic_load(&pool->release) == seen)
+      lite_futex_wait(&pool->release, seen);
+    lite_park_end(&pool->release_sleepers);
+    lite_waiter_init(&w);
+  }
+}
+
+void lite_team_cancel(struct lite_thread *thr)
+{
+  struct lite_team *team = thr->team;
+  if (team == NULL || atomic_exchange(&team->cancelled, true))
+    return;
+  struct lite_pool *pool = team->pool;
+  if (pool == NULL)
+    return;
+  /* Changing the futex words wakes whoever sleeps in a cancellable barrier: members on the
+     release word, the leader on the join word. */
+  atomic_fetch_or(&pool->release, LITE_RELEASE_CANCELLED);
+  lite_futex_wake(&pool->release, INT32_MAX);
+  atomic_fetch_add(&pool->join_word, 1);
+  lite_futex_wake(&pool->join_word, INT32_MAX);
+}
+
+bool GOMP_barrier_cancel(void)
+{
+  return lite_barrier_wait_cancel(lite_self());
 }

@@ -632,6 +632,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   read_stacksize(&r);
   read_wait_policy(&r);
   read_bool(&r, "OMP_CANCELLATION", &env->cancellation);
+  read_bool(&r, "OMPLITE_LOOP_STATS", &env->loop_stats);
   read_bool(&r, "OMP_DISPLAY_AFFINITY", &env->display_affinity);
   read_affinity_format(&r);
 

@@ -52,6 +52,7 @@ struct lite_env {
   int num_teams;                /* nteams-var */
   int teams_thread_limit;       /* teams-thread-limit-var */
   int display_env;              /* OMP_DISPLAY_ENV: 0 no, 1 true, 2 verbose */
+  bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
 };
 extern struct lite_env lite_env;
 
@@ -68,6 +69,7 @@ void lite_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noret
 
 struct lite_team;
 struct lite_pool;
+struct lite_ws;
 
 /* Per-thread state, one cache-line-aligned block reached through one thread-local pointer. */
 struct lite_thread {
@@ -75,9 +77,15 @@ struct lite_thread {
   unsigned id;              /* thread number in that team */
   unsigned bar_epoch;       /* epoch of the last barrier this thread passed in its team */
   unsigned single_count;    /* single constructs this thread has met (ticket numbering) */
+  unsigned ws_count;        /* worksharing constructs this thread has met (ring numbering) */
+  struct lite_ws *ws;       /* the worksharing construct it is in, if any */
+  uint64_t chunk_lo;        /* its current chunk [chunk_lo, chunk_hi) of an ordered loop */
+  uint64_t chunk_hi;
   struct lite_icv icv;      /* the current implicit task's ICVs */
   struct lite_pool **pools; /* pools[L]: the workers this thread leads at nesting level L */
   unsigned npools;
+  struct lite_ws **solo;    /* solo[L]: worksharing entry of its team of one at level L */
+  unsigned nsolo;
   bool is_worker;           /* created by libomp-lite (not a user/root thread) */
 } LITE_ALIGNED;
 
@@ -95,8 +103,15 @@ struct lite_team {
   struct lite_icv saved_icv LITE_ALIGNED;
   unsigned saved_bar_epoch;
   unsigned saved_single_count;
+  unsigned saved_ws_count;
+  struct lite_ws *saved_ws;
+  uint64_t saved_chunk_lo;
+  uint64_t saved_chunk_hi;
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
   void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
+  _Atomic bool cancelled;      /* the parallel region was cancelled */
+  struct lite_ws *ring;        /* worksharing constructs in flight (work.c) */
+  unsigned ring_mask;          /* ring has ring_mask + 1 entries */
 };
 
 /* The most threads one team may have: a num_threads clause or ICV above it is clamped (with a
@@ -108,7 +123,13 @@ struct lite_team {
 struct lite_slot {
   _Atomic uint32_t arrive;    /* epoch of the last barrier this member reached */
   _Atomic uint32_t done;      /* generation of the last region this member finished */
+  unsigned ws_count;          /* its worksharing count when it finished (read after done) */
 } LITE_ALIGNED;
+
+/* The release word's top bit says "the parallel region was cancelled": setting it changes the
+   futex word, so that waiters parked in a barrier wake up (no lost wake-up). */
+#define LITE_RELEASE_CANCELLED 0x80000000u
+#define LITE_EPOCH_MASK 0x7fffffffu
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
@@ -122,6 +143,8 @@ struct lite_pool {
   struct lite_team *team;
   uint32_t epoch;             /* barrier epoch the region starts from: past every epoch used */
   unsigned single_base;       /* single_ticket when the region started */
+  unsigned ws_base;           /* worksharing count the members start from */
+  struct lite_ws *first_ws;   /* a combined construct's worksharing, set up before the fork */
   bool quit;                  /* workers leave (pool shutdown) */
   struct lite_slot **slots;   /* slots[k]: member k's arrival word (0 is the leader's) */
 
@@ -135,6 +158,7 @@ struct lite_pool {
   _Atomic uint32_t join_sleepers;
 
   struct lite_team team_storage;
+  struct lite_ws *ring;       /* the team's worksharing ring (LITE_WS_RING entries) */
 
   /* Leader-only bookkeeping, on lines the workers never read. */
   bool busy LITE_ALIGNED;     /* a region is running (shutdown must not touch it) */
@@ -161,13 +185,19 @@ static inline struct lite_thread *lite_self(void)
 /* The number of threads a parallel region with this num_threads clause (0: none) gets, following
    OpenMP 5.2 §10.1.1 (if clause already applied by the caller). */
 unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads);
+/* Sets up a combined construct's worksharing entry (ws->nthreads is already the team size). */
+typedef void (*lite_ws_setup_fn)(struct lite_ws *ws, void *arg);
 /* Starts fn(data) on threads 1..n-1 of a team led by thr; thr becomes thread 0 of that team.
-   n may shrink (thread creation failed, thread limit). Returns the team. */
-struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data);
+   n may shrink (thread creation failed, thread limit). setup, if given, prepares the region's
+   first worksharing construct (combined parallel loop or sections) before any member runs.
+   Returns the team, or NULL if no thread could be started (the caller runs a team of one). */
+struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
+                                 lite_ws_setup_fn setup, void *setup_arg);
 /* Thread 0's end of the region: waits for the other members, restores thr's enclosing state. */
 void lite_team_join(struct lite_thread *thr);
-/* A team of one (serialised region) in caller-provided storage. */
-void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team);
+/* A team without workers, in caller-provided storage: a serialised region (nthreads 1), or a
+   combined loop so small that thread 0 runs all of it (nthreads as requested, barriers empty). */
+void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads);
 void lite_team_leave_serial(struct lite_thread *thr);
 
 /* Stops a pool's workers and frees it; the pool must be idle. */
@@ -175,10 +205,100 @@ void lite_pool_shutdown(struct lite_pool *pool);
 /* Releases everything thr leads (its pools), when thr exits. */
 void lite_thread_release(struct lite_thread *thr);
 
+/* ---------------------------------------------------------------- worksharing (work.c, sched/) */
+
+/* Worksharing constructs a team can have in flight: with nowait, a fast thread may run this many
+   constructs ahead of a slow one before it waits for an entry to free up. */
+#define LITE_WS_RING 8
+
+/* How a loop's iterations are handed out. */
+enum lite_handout {
+  LITE_HANDOUT_STATIC,  /* one block per member, computed: no shared state */
+  LITE_HANDOUT_CYCLIC,  /* static with a chunk: member k takes chunks k, k+n, k+2n, ... */
+  LITE_HANDOUT_DYNAMIC, /* monotonic: one shared counter, chunk by chunk */
+  LITE_HANDOUT_GUIDED,  /* monotonic guided: the shared counter, chunks shrinking */
+  LITE_HANDOUT_OWN,     /* nonmonotonic: each member works through its own static block, and
+                           steals from others' when the call site's statistics say it pays */
+  LITE_HANDOUT_WHOLE,   /* tiny: the first member that asks takes everything */
+};
+
+/* One member's part of a loop, in iteration indices [lo, hi). */
+struct lite_range {
+  _Atomic uint32_t lock; /* taken by the owner and by thieves when the loop steals */
+  uint32_t tag;          /* the ws ticket the range was set up for (stale otherwise) */
+  uint64_t lo, hi;
+  uint64_t next_chunk;   /* CYCLIC: the member's next chunk number */
+} LITE_ALIGNED;
+
+struct lite_site;
+
+/* One worksharing construct (loop or sections) of a team. Loops are normalised to iteration
+   indices 0..count-1; values are start + index * incr in unsigned (wrapping) arithmetic. */
+struct lite_ws {
+  _Atomic uint32_t ticket LITE_ALIGNED; /* the construct number (ws_count) that holds the entry */
+  _Atomic uint32_t ready;               /* equals ticket once the first member has set it up */
+  _Atomic uint32_t left;                /* members that have not finished it yet */
+  _Atomic uint32_t ready_sleepers;      /* members parked until the entry is ready */
+  _Atomic uint32_t left_sleepers;       /* members parked until the entry is free */
+  enum lite_handout handout;
+  bool ordered;                         /* chunks take turns in GOMP_ordered_start */
+  bool guided;                          /* OWN: take shrinking chunks */
+  bool steal;                           /* OWN: steal when the own block runs out */
+  unsigned nthreads;
+  uint64_t count, chunk, start, incr, end;
+  void *mem;                            /* GOMP_loop_start's shared scratch memory */
+  size_t mem_size;
+  struct lite_range *ranges;            /* [nthreads] for STATIC, CYCLIC and OWN */
+  unsigned ranges_cap;
+  struct lite_site *site;               /* call-site statistics (sched/site.c) */
+  uint64_t start_ns;                    /* when the loop started, if this run is measured */
+  _Atomic uint64_t first_done_ns, last_done_ns;
+  _Atomic uint64_t stolen;              /* chunks taken from other members */
+  _Atomic unsigned finished;            /* members done, when the run is measured */
+
+  _Atomic uint64_t next LITE_ALIGNED;   /* DYNAMIC, GUIDED, WHOLE: first index not handed out */
+
+  _Atomic uint64_t ordered_turn LITE_ALIGNED; /* first index of the chunk whose turn it is */
+  _Atomic uint32_t ordered_gen;         /* bumped at each turn: the futex ordered waiters park on */
+  _Atomic uint32_t ordered_sleepers;
+  _Atomic bool cancelled;               /* cancel for / cancel sections */
+
+  _Atomic uint64_t *posted;             /* doacross: per chunk, last posted position + 1 */
+  size_t posted_cap;
+  unsigned ncounts;                     /* doacross: dimensions */
+  long counts[8];                       /* doacross: trip count of each dimension (first 8) */
+  _Atomic uint32_t posted_gen;          /* bumped by posts when someone waits */
+  _Atomic uint32_t posted_sleepers;
+};
+
+/* A member meets its next worksharing construct: returns its entry, and whether it is the first
+   (it then sets the entry up and calls lite_ws_ready). */
+struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first);
+void lite_ws_ready(struct lite_ws *ws);
+/* A member finishes its current construct (the barrier, if any, is the caller's). */
+void lite_ws_end(struct lite_thread *thr);
+/* Storage for the entries of a team of one (or of the initial thread outside any region). */
+struct lite_ws *lite_ws_solo(struct lite_thread *thr);
+
+/* ---------------------------------------------------------------- parallel.c */
+
+/* A whole parallel region on the calling thread's behalf (GOMP_parallel and the combined
+   constructs), and the first half of one (GOMP_parallel_start and friends; the caller runs its
+   share, then GOMP_parallel_end). setup, if given, prepares the first worksharing construct. */
+void lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
+                       lite_ws_setup_fn setup, void *arg);
+void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
+                         lite_ws_setup_fn setup, void *arg);
+
 /* ---------------------------------------------------------------- barrier.c */
 
 /* The team barrier, for every member of thr's team. */
 void lite_barrier_wait(struct lite_thread *thr);
+/* The same as a cancellation point: returns true, possibly before every member arrived, once
+   the parallel region is cancelled. */
+bool lite_barrier_wait_cancel(struct lite_thread *thr);
+/* Cancels thr's parallel region and wakes the members waiting in cancellable barriers. */
+void lite_team_cancel(struct lite_thread *thr);
 /* A member's arrival at a barrier of epoch; the leader's gather of members 1..n-1. */
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch);
 void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch);

@@ -15,6 +15,16 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/parallel.c \
 	libomp-lite/barrier.c \
 	libomp-lite/single.c \
+	libomp-lite/work.c \
+	libomp-lite/loop_common.h \
+	libomp-lite/loop.c \
+	libomp-lite/loop_ull.c \
+	libomp-lite/parallel_loop.c \
+	libomp-lite/sections.c \
+	libomp-lite/ordered.c \
+	libomp-lite/doacross.c \
+	libomp-lite/cancel.c \
+	libomp-lite/scope.c \
 	libomp-lite/critical.c \
 	libomp-lite/lock.c \
 	libomp-lite/time.c \

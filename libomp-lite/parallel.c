@@ -1,37 +1,65 @@
 /* GOMP_parallel and the older GOMP_parallel_start/end pair: decide the team size, fork, run the
-   leader's share, join. A region that gets one thread runs as a team of one on the caller. */
+   leader's share, join. A region that gets one thread runs as a team of one on the caller.
+   The combined constructs (parallel loop, parallel sections) come through the same two
+   functions with a setup for their first worksharing construct. */
 #include "internal.h"
 
 #include <stdlib.h>
 
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+/* A team of one: its worksharing construct, if any, is set up in the thread's own entry. */
+static void enter_serial(struct lite_thread *thr, struct lite_team *team, lite_ws_setup_fn setup,
+                         void *arg)
 {
-  (void)flags; /* proc_bind: placement is the affinity module's (a later issue) */
+  lite_team_enter_serial(thr, team, 1);
+  if (setup != NULL) {
+    bool first;
+    struct lite_ws *ws = lite_ws_begin(thr, &first);
+    ws->nthreads = 1;
+    setup(ws, arg);
+    lite_ws_ready(ws);
+  }
+}
+
+void lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
+                       lite_ws_setup_fn setup, void *arg)
+{
   struct lite_thread *thr = lite_self();
   unsigned n = lite_team_size_for(thr, num_threads);
-  if (n > 1 && lite_team_fork(thr, n, fn, data) != NULL) {
+  if (n > 1 && lite_team_fork(thr, n, fn, data, setup, arg) != NULL) {
     fn(data);
     lite_team_join(thr);
     return;
   }
   struct lite_team serial;
-  lite_team_enter_serial(thr, &serial);
+  enter_serial(thr, &serial, setup, arg);
   fn(data);
   lite_team_leave_serial(thr);
 }
 
-/* gcc before 4.9 emitted GOMP_parallel_start(fn, data, n); fn(data); GOMP_parallel_end(). */
-void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
+                         lite_ws_setup_fn setup, void *arg)
 {
   struct lite_thread *thr = lite_self();
   unsigned n = lite_team_size_for(thr, num_threads);
-  if (n > 1 && lite_team_fork(thr, n, fn, data) != NULL)
+  if (n > 1 && lite_team_fork(thr, n, fn, data, setup, arg) != NULL)
     return;
   /* A team of one must outlive this call: it ends in GOMP_parallel_end. */
   struct lite_team *serial = malloc(sizeof *serial);
   if (serial == NULL)
     lite_fatal("out of memory starting a parallel region");
-  lite_team_enter_serial(thr, serial);
+  enter_serial(thr, serial, setup, arg);
+}
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+{
+  (void)flags; /* proc_bind: placement is the affinity module's (a later issue) */
+  lite_parallel_run(fn, data, num_threads, NULL, NULL);
+}
+
+/* gcc before 4.9 emitted GOMP_parallel_start(fn, data, n); fn(data); GOMP_parallel_end(). */
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+  lite_parallel_begin(fn, data, num_threads, NULL, NULL);
 }
 
 void GOMP_parallel_end(void)

@@ -93,17 +93,26 @@ struct worker_start {
   uint32_t gen; /* the pool's generation when the worker was made: it waits for the next */
 };
 
-static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
+/* A member's starting state in a new region: the same for the leader and the workers. */
+static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id)
 {
-  struct lite_team *team = pool->team;
-  thr->team = team;
+  thr->team = pool->team;
   thr->id = id;
-  thr->icv = team->icv;
+  thr->icv = pool->team->icv;
   thr->bar_epoch = pool->epoch;
   thr->single_count = pool->single_base;
+  thr->ws = pool->first_ws;
+  thr->ws_count = pool->ws_base + (pool->first_ws != NULL);
+  thr->chunk_lo = thr->chunk_hi = 0;
+}
+
+static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
+{
+  start_member(thr, pool, id);
   pool->fn(pool->data);
   /* The implicit barrier at the end of the region: arrive and go; the leader gathers. */
   struct lite_slot *slot = pool->slots[id];
+  slot->ws_count = thr->ws_count;
   thr->team = NULL;
   lite_join_arrive(pool, slot, gen);
 }
@@ -144,6 +153,12 @@ static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
   pool->leader = leader;
   pool->level = level;
   pool->team_storage.pool = pool;
+  pool->ring = aligned_alloc(LITE_CACHE_LINE, LITE_WS_RING * sizeof *pool->ring);
+  if (pool->ring == NULL)
+    lite_fatal("out of memory allocating a thread pool");
+  memset(pool->ring, 0, LITE_WS_RING * sizeof *pool->ring);
+  pool->team_storage.ring = pool->ring;
+  pool->team_storage.ring_mask = LITE_WS_RING - 1;
   lite_registry_add(pool);
   return pool;
 }
@@ -213,6 +228,12 @@ void lite_pool_shutdown(struct lite_pool *pool)
     pthread_join(pool->threads[i], NULL);
   for (unsigned i = 0; i < pool->capacity; i++)
     free(pool->slots[i]);
+  for (unsigned i = 0; i < LITE_WS_RING; i++) {
+    free(pool->ring[i].ranges);
+    free(pool->ring[i].mem);
+    free(pool->ring[i].posted);
+  }
+  free(pool->ring);
   free(pool->slots);
   free(pool->threads);
   free(pool);
@@ -226,6 +247,17 @@ void lite_thread_release(struct lite_thread *thr)
   free(thr->pools);
   thr->pools = NULL;
   thr->npools = 0;
+  for (unsigned level = 0; level < thr->nsolo; level++) {
+    if (thr->solo[level] != NULL) {
+      free(thr->solo[level]->ranges);
+      free(thr->solo[level]->mem);
+      free(thr->solo[level]->posted);
+      free(thr->solo[level]);
+    }
+  }
+  free(thr->solo);
+  thr->solo = NULL;
+  thr->nsolo = 0;
 }
 
 static struct lite_pool *pool_for_level(struct lite_thread *thr, unsigned level)
@@ -247,14 +279,15 @@ static struct lite_pool *pool_for_level(struct lite_thread *thr, unsigned level)
 /* ------------------------------------------------------------------------------ fork, join */
 
 /* Makes team the encountering thread's innermost team, as thread 0, saving what it had. */
-static void enter_team(struct lite_thread *thr, struct lite_team *team)
+static void save_state(struct lite_thread *thr, struct lite_team *team)
 {
   team->saved_icv = thr->icv;
   team->saved_bar_epoch = thr->bar_epoch;
   team->saved_single_count = thr->single_count;
-  thr->team = team;
-  thr->id = 0;
-  thr->icv = team->icv;
+  team->saved_ws = thr->ws;
+  team->saved_ws_count = thr->ws_count;
+  team->saved_chunk_lo = thr->chunk_lo;
+  team->saved_chunk_hi = thr->chunk_hi;
 }
 
 static void leave_team(struct lite_thread *thr, struct lite_team *team)
@@ -264,6 +297,10 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->icv = team->saved_icv;
   thr->bar_epoch = team->saved_bar_epoch;
   thr->single_count = team->saved_single_count;
+  thr->ws = team->saved_ws;
+  thr->ws_count = team->saved_ws_count;
+  thr->chunk_lo = team->saved_chunk_lo;
+  thr->chunk_hi = team->saved_chunk_hi;
 }
 
 /* Assigns only when the value changes: a pool's team line then stays shared in the workers'
@@ -290,7 +327,8 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
     team->icv = icv;
 }
 
-struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data)
+struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
+                                 lite_ws_setup_fn setup, void *setup_arg)
 {
   unsigned level = thr->team != NULL ? thr->team->level : 0;
   struct lite_pool *pool = pool_for_level(thr, level);
@@ -301,18 +339,33 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
 
   struct lite_team *team = &pool->team_storage;
   describe_team(team, thr, n);
+  if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed))) {
+    atomic_store(&team->cancelled, false);
+    atomic_fetch_and(&pool->release, LITE_EPOCH_MASK);
+  }
   pool->busy = true;
   pool->nthreads = n;
   pool->fn = fn;
   pool->data = data;
   pool->team = team;
   pool->single_base = atomic_load_explicit(&team->single_ticket, memory_order_relaxed);
+  if (setup != NULL) {
+    /* A combined construct: its worksharing entry is ready before anyone looks for it. Every
+       entry is free here, since the previous region's members have all left. */
+    struct lite_ws *ws = &pool->ring[(pool->ws_base + 1) & (LITE_WS_RING - 1)];
+    atomic_store_explicit(&ws->ticket, pool->ws_base + 1, memory_order_relaxed);
+    ws->nthreads = n;
+    setup(ws, setup_arg);
+    lite_ws_ready(ws);
+    pool->first_ws = ws;
+  } else if (pool->first_ws != NULL) {
+    pool->first_ws = NULL;
+  }
   lite_store_and_wake(&pool->gen, atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1,
                       &pool->gen_sleepers);
 
-  enter_team(thr, team);
-  thr->bar_epoch = pool->epoch;
-  thr->single_count = pool->single_base;
+  save_state(thr, team);
+  start_member(thr, pool, 0);
   return team;
 }
 
@@ -324,28 +377,41 @@ void lite_team_join(struct lite_thread *thr)
   /* The next region's barriers start past every epoch this one used. Members pass the same
      barriers, except when a cancelled region released some of them early. */
   uint32_t epoch = thr->bar_epoch;
+  unsigned ws_count = thr->ws_count;
   for (unsigned i = 1; i < team->nthreads; i++) {
     uint32_t seen = atomic_load_explicit(&pool->slots[i]->arrive, memory_order_relaxed);
     if ((int32_t)(seen - epoch) > 0)
       epoch = seen;
+    if ((int)(pool->slots[i]->ws_count - ws_count) > 0)
+      ws_count = pool->slots[i]->ws_count;
   }
   pool->epoch = epoch;
+  pool->ws_base = ws_count;
   pool->busy = false;
   if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
     atomic_fetch_sub(&threads_in_teams, team->nthreads - 1);
   leave_team(thr, team);
 }
 
-void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team)
+void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads)
 {
   memset(&team->icv, 0, sizeof team->icv);
-  describe_team(team, thr, 1);
+  describe_team(team, thr, nthreads);
   team->pool = NULL;
   atomic_init(&team->single_ticket, 0);
+  atomic_init(&team->cancelled, false);
   team->copyprivate = NULL;
-  enter_team(thr, team);
+  team->ring = NULL;
+  team->ring_mask = 0;
+  save_state(thr, team);
+  thr->team = team;
+  thr->id = 0;
+  thr->icv = team->icv;
   thr->bar_epoch = 0;
   thr->single_count = 0;
+  thr->ws = NULL;
+  thr->ws_count = 0;
+  thr->chunk_lo = thr->chunk_hi = 0;
 }
 
 void lite_team_leave_serial(struct lite_thread *thr)

@@ -1,0 +1,41 @@
+/* Cancellation: cancel and cancellation point for parallel, for and sections (OMP_CANCELLATION).
+   A cancelled loop hands out no more chunks; a cancelled region releases its cancellable
+   barriers (barrier.c). taskgroup cancellation needs explicit tasks, which do not exist yet. */
+#include "loop_common.h"
+
+enum { CANCEL_PARALLEL = 1, CANCEL_LOOP = 2, CANCEL_SECTIONS = 4, CANCEL_TASKGROUP = 8 };
+
+static bool is_cancelled(struct lite_thread *thr, int which)
+{
+  if (thr->team != NULL && atomic_load(&thr->team->cancelled))
+    return true;
+  if (which & (CANCEL_LOOP | CANCEL_SECTIONS))
+    return thr->ws != NULL && atomic_load(&thr->ws->cancelled);
+  return false;
+}
+
+bool GOMP_cancellation_point(int which)
+{
+  if (!lite_env.cancellation)
+    return false;
+  return is_cancelled(lite_self(), which);
+}
+
+bool GOMP_cancel(int which, bool do_cancel)
+{
+  if (!lite_env.cancellation)
+    return false;
+  struct lite_thread *thr = lite_self();
+  if (!do_cancel)
+    return is_cancelled(thr, which);
+  if (which & CANCEL_PARALLEL) {
+    lite_team_cancel(thr);
+    return true;
+  }
+  if (which & (CANCEL_LOOP | CANCEL_SECTIONS)) {
+    if (thr->ws != NULL)
+      atomic_store(&thr->ws->cancelled, true);
+    return true;
+  }
+  return false; /* taskgroup: no taskgroup can exist without tasks */
+}

@@ -1,0 +1,199 @@
+/* The worksharing-loop entry points for long iteration variables: GOMP_loop_*_start/next,
+   GOMP_loop_start (OpenMP 5.0 form), the ordered variants and GOMP_loop_end*. Each is a thin
+   layer: the ring entry comes from work.c, the hand-out from sched/. */
+#include "loop_common.h"
+
+static bool next_long(struct lite_thread *thr, long *istart, long *iend)
+{
+  struct lite_ws *ws = thr->ws;
+  uint64_t lo, hi;
+  if (ws == NULL || !lite_sched_next(thr, ws, &lo, &hi))
+    return false;
+  *istart = (long)lite_iter_value(ws, lo);
+  *iend = (long)lite_iter_bound(ws, hi);
+  return true;
+}
+
+/* Starts the loop (the first member sets it up), shares GOMP_loop_start's scratch memory, and
+   hands out the first chunk unless istart is NULL. */
+static bool start_long(struct lite_loop_request *req, long start, long end, long incr,
+                       long *istart, long *iend, void **mem)
+{
+  struct lite_thread *thr = lite_self();
+  bool first;
+  struct lite_ws *ws = lite_ws_begin(thr, &first);
+  if (first) {
+    ws->nthreads = lite_loop_team_size(thr);
+    lite_iter_init_long(ws, start, end, incr);
+    lite_sched_setup(ws, req);
+    lite_ws_setup_mem(ws, mem);
+    lite_ws_ready(ws);
+  }
+  if (mem != NULL)
+    *mem = ws->mem;
+  return istart == NULL || next_long(thr, istart, iend);
+}
+
+/* schedule(kind) with the given modifiers; chunk as gcc passes it. */
+static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, long start, long end,
+                       long incr, long chunk, long *istart, long *iend, void *site)
+{
+  struct lite_loop_request req = {kind, monotonic || ordered, ordered,
+                                  chunk > 0 ? (uint64_t)chunk : 0, site};
+  return start_long(&req, start, end, incr, istart, iend, NULL);
+}
+
+static bool start_runtime(bool maybe_nonmonotonic, bool ordered, long start, long end, long incr,
+                          long *istart, long *iend, void *site)
+{
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site};
+  lite_sched_resolve_runtime(lite_self(), &req, maybe_nonmonotonic && !ordered);
+  req.monotonic |= ordered;
+  return start_long(&req, start, end, incr, istart, iend, NULL);
+}
+
+#define SITE __builtin_return_address(0)
+
+bool GOMP_loop_static_start(long start, long end, long incr, long chunk, long *istart, long *iend)
+{
+  return start_kind(LITE_SCHED_STATIC, true, false, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_dynamic_start(long start, long end, long incr, long chunk, long *istart, long *iend)
+{
+  return start_kind(LITE_SCHED_DYNAMIC, true, false, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_guided_start(long start, long end, long incr, long chunk, long *istart, long *iend)
+{
+  return start_kind(LITE_SCHED_GUIDED, true, false, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_nonmonotonic_dynamic_start(long start, long end, long incr, long chunk,
+                                          long *istart, long *iend)
+{
+  return start_kind(LITE_SCHED_DYNAMIC, false, false, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_nonmonotonic_guided_start(long start, long end, long incr, long chunk,
+                                         long *istart, long *iend)
+{
+  return start_kind(LITE_SCHED_GUIDED, false, false, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_runtime_start(long start, long end, long incr, long *istart, long *iend)
+{
+  return start_runtime(false, false, start, end, incr, istart, iend, SITE);
+}
+
+bool GOMP_loop_nonmonotonic_runtime_start(long start, long end, long incr, long *istart,
+                                          long *iend)
+{
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE};
+  lite_sched_resolve_runtime(lite_self(), &req, true);
+  req.monotonic = false;
+  return start_long(&req, start, end, incr, istart, iend, NULL);
+}
+
+bool GOMP_loop_maybe_nonmonotonic_runtime_start(long start, long end, long incr, long *istart,
+                                                long *iend)
+{
+  return start_runtime(true, false, start, end, incr, istart, iend, SITE);
+}
+
+bool GOMP_loop_ordered_static_start(long start, long end, long incr, long chunk, long *istart,
+                                    long *iend)
+{
+  return start_kind(LITE_SCHED_STATIC, true, true, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ordered_dynamic_start(long start, long end, long incr, long chunk, long *istart,
+                                     long *iend)
+{
+  return start_kind(LITE_SCHED_DYNAMIC, true, true, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ordered_guided_start(long start, long end, long incr, long chunk, long *istart,
+                                    long *iend)
+{
+  return start_kind(LITE_SCHED_GUIDED, true, true, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, long *istart, long *iend)
+{
+  return start_runtime(false, true, start, end, incr, istart, iend, SITE);
+}
+
+/* The OpenMP 5.0 forms: sched as gcc encodes it (see lite_loop_request_from_sched); *mem holds
+   the size of scratch memory the members share, and gets its (zeroed) address. */
+bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart,
+                     long *iend, uintptr_t *reductions, void **mem)
+{
+  lite_no_task_reductions(reductions, "GOMP_loop_start");
+  struct lite_loop_request req;
+  lite_loop_request_from_sched(lite_self(), &req, sched, chunk, false, SITE);
+  return start_long(&req, start, end, incr, istart, iend, mem);
+}
+
+bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
+                             long *istart, long *iend, uintptr_t *reductions, void **mem)
+{
+  lite_no_task_reductions(reductions, "GOMP_loop_ordered_start");
+  struct lite_loop_request req;
+  lite_loop_request_from_sched(lite_self(), &req, sched, chunk, true, SITE);
+  return start_long(&req, start, end, incr, istart, iend, mem);
+}
+
+/* Every _next variant hands out whatever the loop's start chose. */
+bool GOMP_loop_static_next(long *istart, long *iend) { return next_long(lite_self(), istart, iend); }
+bool GOMP_loop_dynamic_next(long *istart, long *iend) { return next_long(lite_self(), istart, iend); }
+bool GOMP_loop_guided_next(long *istart, long *iend) { return next_long(lite_self(), istart, iend); }
+bool GOMP_loop_runtime_next(long *istart, long *iend) { return next_long(lite_self(), istart, iend); }
+bool GOMP_loop_nonmonotonic_dynamic_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_nonmonotonic_guided_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_nonmonotonic_runtime_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_maybe_nonmonotonic_runtime_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_ordered_static_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_ordered_dynamic_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_ordered_guided_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+bool GOMP_loop_ordered_runtime_next(long *istart, long *iend)
+{
+  return next_long(lite_self(), istart, iend);
+}
+
+void GOMP_loop_end(void)
+{
+  struct lite_thread *thr = lite_self();
+  lite_loop_finish(thr);
+  lite_barrier_wait(thr);
+}
+
+void GOMP_loop_end_nowait(void) { lite_loop_finish(lite_self()); }
+
+bool GOMP_loop_end_cancel(void)
+{
+  struct lite_thread *thr = lite_self();
+  lite_loop_finish(thr);
+  return lite_barrier_wait_cancel(thr);
+}

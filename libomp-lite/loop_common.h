@@ -1,0 +1,28 @@
+/* What the loop, sections and doacross entry points share (implemented in work.c). */
+#ifndef LITE_LOOP_COMMON_H
+#define LITE_LOOP_COMMON_H
+
+#include "sched/sched_internal.h"
+
+/* Members of the calling thread's team (1 outside any region). */
+static inline unsigned lite_loop_team_size(struct lite_thread *thr)
+{
+  return thr->team != NULL ? thr->team->nthreads : 1;
+}
+
+/* Decodes GOMP_loop_start's sched argument: a lite_sched kind, the monotonic bit, RUNTIME for
+   schedule(runtime) and AUTO for schedule(nonmonotonic:runtime). */
+void lite_loop_request_from_sched(struct lite_thread *thr, struct lite_loop_request *req,
+                                  long sched, long chunk, bool ordered, void *site);
+
+/* Task reductions on a worksharing construct need explicit tasks, which libomp-lite does not
+   have yet: stop with a message rather than compute a wrong result. */
+void lite_no_task_reductions(uintptr_t *reductions, const char *entry);
+
+/* The first member allocates the zeroed scratch memory GOMP_loop_start asks for (*mem = size). */
+void lite_ws_setup_mem(struct lite_ws *ws, void **mem);
+
+/* A member leaves its loop: statistics, the ordered turn, the ring entry. */
+void lite_loop_finish(struct lite_thread *thr);
+
+#endif

@@ -1,0 +1,190 @@
+/* The worksharing-loop entry points for unsigned long long iteration variables. Same as
+   loop.c, with gcc's direction flag: up is false when the loop counts down (incr is then a
+   negative number in two's complement). */
+#include "loop_common.h"
+
+typedef unsigned long long ull; /* gcc's gomp_ull */
+
+static bool next_ull(struct lite_thread *thr, ull *istart, ull *iend)
+{
+  struct lite_ws *ws = thr->ws;
+  uint64_t lo, hi;
+  if (ws == NULL || !lite_sched_next(thr, ws, &lo, &hi))
+    return false;
+  *istart = lite_iter_value(ws, lo);
+  *iend = lite_iter_bound(ws, hi);
+  return true;
+}
+
+static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end, ull incr,
+                      ull *istart, ull *iend, void **mem)
+{
+  struct lite_thread *thr = lite_self();
+  bool first;
+  struct lite_ws *ws = lite_ws_begin(thr, &first);
+  if (first) {
+    ws->nthreads = lite_loop_team_size(thr);
+    lite_iter_init_ull(ws, up, start, end, incr);
+    lite_sched_setup(ws, req);
+    lite_ws_setup_mem(ws, mem);
+    lite_ws_ready(ws);
+  }
+  if (mem != NULL)
+    *mem = ws->mem;
+  return istart == NULL || next_ull(thr, istart, iend);
+}
+
+static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, bool up, ull start,
+                       ull end, ull incr, ull chunk, ull *istart, ull *iend, void *site)
+{
+  struct lite_loop_request req = {kind, monotonic || ordered, ordered, chunk, site};
+  return start_ull(&req, up, start, end, incr, istart, iend, NULL);
+}
+
+static bool start_runtime(bool maybe_nonmonotonic, bool ordered, bool up, ull start, ull end,
+                          ull incr, ull *istart, ull *iend, void *site)
+{
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site};
+  lite_sched_resolve_runtime(lite_self(), &req, maybe_nonmonotonic && !ordered);
+  req.monotonic |= ordered;
+  return start_ull(&req, up, start, end, incr, istart, iend, NULL);
+}
+
+#define SITE __builtin_return_address(0)
+
+bool GOMP_loop_ull_static_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,
+                                ull *iend)
+{
+  return start_kind(LITE_SCHED_STATIC, true, false, up, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_dynamic_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,
+                                 ull *iend)
+{
+  return start_kind(LITE_SCHED_DYNAMIC, true, false, up, start, end, incr, chunk, istart, iend,
+                    SITE);
+}
+
+bool GOMP_loop_ull_guided_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,
+                                ull *iend)
+{
+  return start_kind(LITE_SCHED_GUIDED, true, false, up, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_nonmonotonic_dynamic_start(bool up, ull start, ull end, ull incr, ull chunk,
+                                              ull *istart, ull *iend)
+{
+  return start_kind(LITE_SCHED_DYNAMIC, false, false, up, start, end, incr, chunk, istart, iend,
+                    SITE);
+}
+
+bool GOMP_loop_ull_nonmonotonic_guided_start(bool up, ull start, ull end, ull incr, ull chunk,
+                                             ull *istart, ull *iend)
+{
+  return start_kind(LITE_SCHED_GUIDED, false, false, up, start, end, incr, chunk, istart, iend,
+                    SITE);
+}
+
+bool GOMP_loop_ull_runtime_start(bool up, ull start, ull end, ull incr, ull *istart, ull *iend)
+{
+  return start_runtime(false, false, up, start, end, incr, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_nonmonotonic_runtime_start(bool up, ull start, ull end, ull incr, ull *istart,
+                                              ull *iend)
+{
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE};
+  lite_sched_resolve_runtime(lite_self(), &req, true);
+  req.monotonic = false;
+  return start_ull(&req, up, start, end, incr, istart, iend, NULL);
+}
+
+bool GOMP_loop_ull_maybe_nonmonotonic_runtime_start(bool up, ull start, ull end, ull incr,
+                                                    ull *istart, ull *iend)
+{
+  return start_runtime(true, false, up, start, end, incr, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_ordered_static_start(bool up, ull start, ull end, ull incr, ull chunk,
+                                        ull *istart, ull *iend)
+{
+  return start_kind(LITE_SCHED_STATIC, true, true, up, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_ordered_dynamic_start(bool up, ull start, ull end, ull incr, ull chunk,
+                                         ull *istart, ull *iend)
+{
+  return start_kind(LITE_SCHED_DYNAMIC, true, true, up, start, end, incr, chunk, istart, iend,
+                    SITE);
+}
+
+bool GOMP_loop_ull_ordered_guided_start(bool up, ull start, ull end, ull incr, ull chunk,
+                                        ull *istart, ull *iend)
+{
+  return start_kind(LITE_SCHED_GUIDED, true, true, up, start, end, incr, chunk, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_ordered_runtime_start(bool up, ull start, ull end, ull incr, ull *istart,
+                                         ull *iend)
+{
+  return start_runtime(false, true, up, start, end, incr, istart, iend, SITE);
+}
+
+bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
+                         ull *istart, ull *iend, uintptr_t *reductions, void **mem)
+{
+  lite_no_task_reductions(reductions, "GOMP_loop_ull_start");
+  struct lite_loop_request req;
+  lite_loop_request_from_sched(lite_self(), &req, sched, 0, false, SITE);
+  if (req.kind != LITE_SCHED_STATIC || chunk != 0)
+    req.chunk = chunk != 0 ? chunk : req.chunk;
+  return start_ull(&req, up, start, end, incr, istart, iend, mem);
+}
+
+bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
+                                 ull *istart, ull *iend, uintptr_t *reductions, void **mem)
+{
+  lite_no_task_reductions(reductions, "GOMP_loop_ull_ordered_start");
+  struct lite_loop_request req;
+  lite_loop_request_from_sched(lite_self(), &req, sched, 0, true, SITE);
+  if (chunk != 0)
+    req.chunk = chunk;
+  return start_ull(&req, up, start, end, incr, istart, iend, mem);
+}
+
+bool GOMP_loop_ull_static_next(ull *istart, ull *iend) { return next_ull(lite_self(), istart, iend); }
+bool GOMP_loop_ull_dynamic_next(ull *istart, ull *iend) { return next_ull(lite_self(), istart, iend); }
+bool GOMP_loop_ull_guided_next(ull *istart, ull *iend) { return next_ull(lite_self(), istart, iend); }
+bool GOMP_loop_ull_runtime_next(ull *istart, ull *iend) { return next_ull(lite_self(), istart, iend); }
+bool GOMP_loop_ull_nonmonotonic_dynamic_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_nonmonotonic_guided_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_nonmonotonic_runtime_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_maybe_nonmonotonic_runtime_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_ordered_static_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_ordered_dynamic_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_ordered_guided_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}
+bool GOMP_loop_ull_ordered_runtime_next(ull *istart, ull *iend)
+{
+  return next_ull(lite_self(), istart, iend);
+}

@@ -1,0 +1,125 @@
+/* The combined parallel worksharing loops, GOMP_parallel_loop_*: the loop is set up before the
+   team starts, so the outlined function only calls GOMP_loop_*_next. */
+#include "loop_common.h"
+
+struct combined_loop {
+  long start, end, incr;
+  struct lite_loop_request req;
+};
+
+static void setup_combined(struct lite_ws *ws, void *arg)
+{
+  struct combined_loop *loop = arg;
+  lite_iter_init_long(ws, loop->start, loop->end, loop->incr);
+  lite_sched_setup(ws, &loop->req);
+}
+
+static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
+                long incr, enum lite_sched kind, bool monotonic, long chunk, bool blocking)
+{
+  struct combined_loop loop = {start, end, incr,
+                               {kind, monotonic, false, chunk > 0 ? (uint64_t)chunk : 0, (void *)fn}};
+  if (blocking)
+    lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
+  else
+    lite_parallel_begin(fn, data, num_threads, setup_combined, &loop);
+}
+
+static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
+                        long end, long incr, bool maybe_nonmonotonic, bool nonmonotonic,
+                        bool blocking)
+{
+  struct combined_loop loop = {start, end, incr, {LITE_SCHED_DYNAMIC, true, false, 0, (void *)fn}};
+  lite_sched_resolve_runtime(lite_self(), &loop.req, maybe_nonmonotonic || nonmonotonic);
+  if (nonmonotonic)
+    loop.req.monotonic = false;
+  if (blocking)
+    lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
+  else
+    lite_parallel_begin(fn, data, num_threads, setup_combined, &loop);
+}
+
+void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned num_threads, long start,
+                               long end, long incr, long chunk, unsigned flags)
+{
+  (void)flags;
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, true);
+}
+
+void GOMP_parallel_loop_dynamic(void (*fn)(void *), void *data, unsigned num_threads, long start,
+                                long end, long incr, long chunk, unsigned flags)
+{
+  (void)flags;
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, true);
+}
+
+void GOMP_parallel_loop_guided(void (*fn)(void *), void *data, unsigned num_threads, long start,
+                               long end, long incr, long chunk, unsigned flags)
+{
+  (void)flags;
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, true);
+}
+
+void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void *), void *data, unsigned num_threads,
+                                             long start, long end, long incr, long chunk,
+                                             unsigned flags)
+{
+  (void)flags;
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, true);
+}
+
+void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void *), void *data, unsigned num_threads,
+                                            long start, long end, long incr, long chunk,
+                                            unsigned flags)
+{
+  (void)flags;
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, true);
+}
+
+void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
+                                long end, long incr, unsigned flags)
+{
+  (void)flags;
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, true);
+}
+
+void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data,
+                                             unsigned num_threads, long start, long end,
+                                             long incr, unsigned flags)
+{
+  (void)flags;
+  run_runtime(fn, data, num_threads, start, end, incr, false, true, true);
+}
+
+void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
+                                                   unsigned num_threads, long start, long end,
+                                                   long incr, unsigned flags)
+{
+  (void)flags;
+  run_runtime(fn, data, num_threads, start, end, incr, true, false, true);
+}
+
+/* The pre-4.9 forms: the caller runs fn(data) itself, then GOMP_parallel_end. */
+void GOMP_parallel_loop_static_start(void (*fn)(void *), void *data, unsigned num_threads,
+                                     long start, long end, long incr, long chunk)
+{
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, false);
+}
+
+void GOMP_parallel_loop_dynamic_start(void (*fn)(void *), void *data, unsigned num_threads,
+                                      long start, long end, long incr, long chunk)
+{
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, false);
+}
+
+void GOMP_parallel_loop_guided_start(void (*fn)(void *), void *data, unsigned num_threads,
+                                     long start, long end, long incr, long chunk)
+{
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, false);
+}
+
+void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned num_threads,
+                                      long start, long end, long incr)
+{
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, false);
+}

@@ -1,0 +1,80 @@
+/* sections: section numbers 1..count handed out one at a time, in order, from a shared counter
+   (a sections construct is rarely hot, and a monotonic hand-out keeps libgomp's order). */
+#include "loop_common.h"
+
+static void setup_sections(struct lite_ws *ws, unsigned count)
+{
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, false, 1, NULL};
+  lite_iter_init_long(ws, 0, (long)count, 1);
+  lite_sched_setup(ws, &req);
+}
+
+static unsigned next_section(struct lite_thread *thr)
+{
+  uint64_t lo, hi;
+  if (thr->ws == NULL || !lite_sched_next(thr, thr->ws, &lo, &hi))
+    return 0;
+  return (unsigned)lo + 1;
+}
+
+static unsigned start_sections(unsigned count, void **mem)
+{
+  struct lite_thread *thr = lite_self();
+  bool first;
+  struct lite_ws *ws = lite_ws_begin(thr, &first);
+  if (first) {
+    ws->nthreads = lite_loop_team_size(thr);
+    setup_sections(ws, count);
+    lite_ws_setup_mem(ws, mem);
+    lite_ws_ready(ws);
+  }
+  if (mem != NULL)
+    *mem = ws->mem;
+  return next_section(thr);
+}
+
+unsigned GOMP_sections_start(unsigned count) { return start_sections(count, NULL); }
+
+unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+{
+  lite_no_task_reductions(reductions, "GOMP_sections2_start");
+  return start_sections(count, mem);
+}
+
+unsigned GOMP_sections_next(void) { return next_section(lite_self()); }
+
+void GOMP_sections_end(void)
+{
+  struct lite_thread *thr = lite_self();
+  lite_loop_finish(thr);
+  lite_barrier_wait(thr);
+}
+
+void GOMP_sections_end_nowait(void) { lite_loop_finish(lite_self()); }
+
+bool GOMP_sections_end_cancel(void)
+{
+  struct lite_thread *thr = lite_self();
+  lite_loop_finish(thr);
+  return lite_barrier_wait_cancel(thr);
+}
+
+/* ---------------------------------------------------------- combined parallel sections */
+
+static void setup_combined(struct lite_ws *ws, void *arg)
+{
+  setup_sections(ws, *(unsigned *)arg);
+}
+
+void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads, unsigned count,
+                            unsigned flags)
+{
+  (void)flags;
+  lite_parallel_run(fn, data, num_threads, setup_combined, &count);
+}
+
+void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned num_threads,
+                                  unsigned count)
+{
+  lite_parallel_begin(fn, data, num_threads, setup_combined, &count);
+}

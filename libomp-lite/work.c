@@ -1,0 +1,171 @@
+/* Worksharing bookkeeping: which entry of the team's ring a construct uses.
+
+   Every member counts the worksharing constructs it meets (ws_count); construct k lives in ring
+   entry k % LITE_WS_RING. The first member to reach it claims the entry (ticket = k), sets it up
+   and marks it ready; the others wait for ready. An entry is free again once all members of its
+   previous construct have left it. With nowait a fast member may thus run up to the ring size
+   ahead of the slowest one, then waits. Teams of one (and the initial thread outside any region)
+   use a per-thread entry per nesting level instead: nothing to share, nothing to wait for. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct lite_ws *ws_alloc(void)
+{
+  struct lite_ws *ws = aligned_alloc(LITE_CACHE_LINE, sizeof *ws);
+  if (ws == NULL)
+    lite_fatal("out of memory allocating a worksharing construct");
+  memset(ws, 0, sizeof *ws);
+  return ws;
+}
+
+struct lite_ws *lite_ws_solo(struct lite_thread *thr)
+{
+  unsigned level = thr->team != NULL ? thr->team->level : 0;
+  if (lite_unlikely(level >= thr->nsolo)) {
+    struct lite_ws **solo = realloc(thr->solo, (level + 1) * sizeof *solo);
+    if (solo == NULL)
+      lite_fatal("out of memory allocating a worksharing construct");
+    memset(solo + thr->nsolo, 0, (level + 1 - thr->nsolo) * sizeof *solo);
+    thr->solo = solo;
+    thr->nsolo = level + 1;
+  }
+  if (thr->solo[level] == NULL)
+    thr->solo[level] = ws_alloc();
+  return thr->solo[level];
+}
+
+/* Waits until the entry's previous construct is over, or another member claimed it for k. */
+static bool claim(struct lite_ws *ws, uint32_t k)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  for (;;) {
+    uint32_t t = atomic_load_explicit(&ws->ticket, memory_order_acquire);
+    if (t == k)
+      return false;
+    /* A member at k has met every construct before k, so an older ticket means the entry's
+       previous construct; tickets newer than k cannot appear before k was claimed. */
+    uint32_t left = atomic_load_explicit(&ws->left, memory_order_acquire);
+    if (left == 0) {
+      if (atomic_compare_exchange_strong(&ws->ticket, &t, k))
+        return true;
+      continue;
+    }
+    if (!lite_waiter_poll(&w)) {
+      lite_park_begin(&ws->left_sleepers);
+      while ((left = atomic_load(&ws->left)) != 0 && atomic_load(&ws->ticket) != k)
+        lite_futex_wait(&ws->left, left);
+      lite_park_end(&ws->left_sleepers);
+      lite_waiter_init(&w);
+    }
+  }
+}
+
+struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
+{
+  struct lite_team *team = thr->team;
+  struct lite_ws *ws;
+  if (team == NULL || team->pool == NULL) {
+    ws = lite_ws_solo(thr);
+    atomic_store_explicit(&ws->ticket, atomic_load_explicit(&ws->ticket, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    *first = true;
+  } else {
+    uint32_t k = ++thr->ws_count;
+    ws = &team->ring[k & team->ring_mask];
+    *first = claim(ws, k);
+    if (!*first)
+      lite_wait_until_equal(&ws->ready, k, &ws->ready_sleepers);
+  }
+  thr->ws = ws;
+  return ws;
+}
+
+void lite_ws_ready(struct lite_ws *ws)
+{
+  atomic_store_explicit(&ws->left, ws->nthreads, memory_order_relaxed);
+  lite_store_and_wake(&ws->ready, atomic_load_explicit(&ws->ticket, memory_order_relaxed),
+                      &ws->ready_sleepers);
+}
+
+void lite_ws_end(struct lite_thread *thr)
+{
+  struct lite_ws *ws = thr->ws;
+  thr->ws = NULL;
+  if (ws == NULL)
+    return;
+  if (atomic_fetch_sub(&ws->left, 1) == 1 && atomic_load(&ws->left_sleepers) != 0)
+    lite_futex_wake(&ws->left, INT32_MAX);
+}
+
+/* ------------------------------------------------------------------- shared by the loops */
+
+#include "loop_common.h"
+
+void lite_loop_request_from_sched(struct lite_thread *thr, struct lite_loop_request *req,
+                                  long sched, long chunk, bool ordered, void *site)
+{
+  bool monotonic = ((unsigned long)sched & LITE_SCHED_MONOTONIC) != 0;
+  unsigned long kind = (unsigned long)sched & ~LITE_SCHED_MONOTONIC;
+  req->ordered = ordered;
+  req->site = site;
+  req->chunk = chunk > 0 ? (uint64_t)chunk : 0;
+  req->monotonic = monotonic || ordered;
+  switch (kind) {
+  case LITE_SCHED_STATIC:
+  case LITE_SCHED_DYNAMIC:
+  case LITE_SCHED_GUIDED:
+    req->kind = (enum lite_sched)kind;
+    break;
+  case LITE_SCHED_AUTO: /* schedule(nonmonotonic:runtime) */
+    lite_sched_resolve_runtime(thr, req, true);
+    req->monotonic = ordered;
+    break;
+  case LITE_SCHED_RUNTIME:
+  default:
+    lite_sched_resolve_runtime(thr, req, !monotonic);
+    req->monotonic |= ordered;
+    break;
+  }
+}
+
+void lite_no_task_reductions(uintptr_t *reductions, const char *entry)
+{
+  if (reductions != NULL)
+    lite_fatal("libomp-lite " LITE_VERSION_STRING " does not implement task reductions yet "
+               "(reduction(task, ...) reached %s); run this program on the stock libgomp for now",
+               entry);
+}
+
+void lite_ws_setup_mem(struct lite_ws *ws, void **mem)
+{
+  if (mem == NULL)
+    return;
+  size_t size = (size_t)(uintptr_t)*mem;
+  if (size > ws->mem_size) {
+    free(ws->mem);
+    ws->mem = aligned_alloc(LITE_CACHE_LINE, (size + LITE_CACHE_LINE - 1) & ~(size_t)(LITE_CACHE_LINE - 1));
+    if (ws->mem == NULL)
+      lite_fatal("out of memory for a loop's shared data (%zu bytes)", size);
+    ws->mem_size = size;
+  }
+  if (size > 0)
+    memset(ws->mem, 0, size);
+}
+
+void lite_loop_finish(struct lite_thread *thr)
+{
+  struct lite_ws *ws = thr->ws;
+  if (ws == NULL)
+    return;
+  lite_ordered_pass_turn(thr, ws);
+  if (ws->site != NULL && (ws->start_ns != 0 || lite_env.loop_stats)) {
+    lite_site_member_done(ws);
+    /* The last member to finish records the run, before anyone can free the entry. */
+    if (atomic_fetch_add(&ws->finished, 1) + 1 == ws->nthreads)
+      lite_site_loop_done(ws);
+  }
+  lite_ws_end(thr);
+}

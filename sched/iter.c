@@ -1,0 +1,283 @@
+/* Iteration spaces and the hand-out of chunks.
+
+   Every loop is normalised to iteration indices 0..count-1, computed in unsigned 64-bit
+   arithmetic so that bounds at the limits of long and unsigned long long are exact; gcc gets
+   start + index * incr back (wrapping, then reinterpreted), and the loop's own end value for the
+   last chunk so that start + count * incr, which may overflow, is never formed. */
+#include "sched_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ----------------------------------------------------------------------- iteration spaces */
+
+static uint64_t trip_count(uint64_t distance, uint64_t step)
+{
+  return distance / step + (distance % step != 0);
+}
+
+void lite_iter_init_long(struct lite_ws *ws, long start, long end, long incr)
+{
+  ws->start = (uint64_t)start;
+  ws->incr = (uint64_t)incr;
+  ws->end = (uint64_t)end;
+  if (incr > 0)
+    ws->count = start < end ? trip_count((uint64_t)end - (uint64_t)start, (uint64_t)incr) : 0;
+  else if (incr < 0)
+    ws->count = start > end ? trip_count((uint64_t)start - (uint64_t)end, -(uint64_t)incr) : 0;
+  else
+    ws->count = 0; /* a zero increment is not a valid OpenMP loop */
+}
+
+void lite_iter_init_ull(struct lite_ws *ws, bool up, unsigned long long start,
+                        unsigned long long end, unsigned long long incr)
+{
+  ws->start = start;
+  ws->incr = incr;
+  ws->end = end;
+  if (up)
+    ws->count = start < end && incr != 0 ? trip_count(end - start, incr) : 0;
+  else /* incr is negative, as two's complement */
+    ws->count = start > end && incr != 0 ? trip_count(start - end, -incr) : 0;
+}
+
+/* ------------------------------------------------------------------------------ schedules */
+
+void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_request *req,
+                                bool maybe_nonmonotonic)
+{
+  omp_sched_t run = thr->icv.run_sched;
+  bool monotonic_env = (run & omp_sched_monotonic) != 0;
+  switch (run & ~omp_sched_monotonic) {
+  case omp_sched_static:
+    req->kind = LITE_SCHED_STATIC;
+    break;
+  case omp_sched_guided:
+    req->kind = LITE_SCHED_GUIDED;
+    break;
+  case omp_sched_auto:
+    /* auto is ours to choose: affinity-first blocks with stealing when it pays. */
+    req->kind = LITE_SCHED_AUTO;
+    break;
+  case omp_sched_dynamic:
+  default:
+    req->kind = LITE_SCHED_DYNAMIC;
+    break;
+  }
+  req->chunk = thr->icv.run_chunk > 0 ? (uint64_t)thr->icv.run_chunk : 0;
+  if (monotonic_env)
+    req->monotonic = true;
+  else if (maybe_nonmonotonic && req->kind != LITE_SCHED_STATIC)
+    req->monotonic = false;
+}
+
+static void reserve_ranges(struct lite_ws *ws)
+{
+  if (ws->nthreads <= ws->ranges_cap)
+    return;
+  free(ws->ranges);
+  ws->ranges = aligned_alloc(LITE_CACHE_LINE, ws->nthreads * sizeof *ws->ranges);
+  if (ws->ranges == NULL)
+    lite_fatal("out of memory starting a loop of %u threads", ws->nthreads);
+  memset(ws->ranges, 0, ws->nthreads * sizeof *ws->ranges);
+  ws->ranges_cap = ws->nthreads;
+}
+
+void lite_sched_setup(struct lite_ws *ws, const struct lite_loop_request *req)
+{
+  uint64_t chunk = req->chunk;
+  ws->ordered = req->ordered;
+  ws->guided = false;
+  ws->steal = false;
+  ws->site = NULL;
+  ws->start_ns = 0;
+  atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
+  atomic_store_explicit(&ws->ordered_turn, 0, memory_order_relaxed);
+  atomic_store_explicit(&ws->cancelled, false, memory_order_relaxed);
+  atomic_store_explicit(&ws->stolen, 0, memory_order_relaxed);
+  atomic_store_explicit(&ws->finished, 0, memory_order_relaxed);
+
+  switch (req->kind) {
+  case LITE_SCHED_STATIC:
+    ws->handout = chunk == 0 ? LITE_HANDOUT_STATIC : LITE_HANDOUT_CYCLIC;
+    break;
+  case LITE_SCHED_GUIDED:
+    ws->handout = req->monotonic ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_OWN;
+    ws->guided = true;
+    break;
+  case LITE_SCHED_DYNAMIC:
+  case LITE_SCHED_AUTO:
+  default:
+    ws->handout = req->monotonic ? LITE_HANDOUT_DYNAMIC : LITE_HANDOUT_OWN;
+    break;
+  }
+  ws->chunk = chunk == 0 ? 1 : chunk;
+  if (ws->nthreads == 1 && ws->handout == LITE_HANDOUT_OWN)
+    ws->handout = LITE_HANDOUT_STATIC; /* one member: its block is everything */
+  if (ws->handout == LITE_HANDOUT_OWN)
+    lite_site_plan(ws, req->site);
+  if (ws->handout == LITE_HANDOUT_STATIC || ws->handout == LITE_HANDOUT_CYCLIC ||
+      ws->handout == LITE_HANDOUT_OWN)
+    reserve_ranges(ws);
+}
+
+/* ------------------------------------------------------------------------------- hand-out */
+
+void lite_static_block(uint64_t count, unsigned n, unsigned id, uint64_t *lo, uint64_t *hi)
+{
+  uint64_t q = count / n, r = count % n;
+  *lo = id * q + (id < r ? id : r);
+  *hi = *lo + q + (id < r);
+}
+
+static struct lite_range *own_range(struct lite_ws *ws, unsigned id)
+{
+  struct lite_range *range = &ws->ranges[id];
+  uint32_t ticket = atomic_load_explicit(&ws->ticket, memory_order_relaxed);
+  if (range->tag != ticket) {
+    range->tag = ticket;
+    range->next_chunk = 0;
+    range->lo = range->hi = 0;
+    if (ws->handout == LITE_HANDOUT_STATIC)
+      lite_static_block(ws->count, ws->nthreads, id, &range->lo, &range->hi);
+  }
+  return range;
+}
+
+static bool next_static(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi)
+{
+  struct lite_range *range = own_range(ws, id);
+  if (range->lo >= range->hi)
+    return false;
+  *lo = range->lo;
+  *hi = range->hi;
+  range->lo = range->hi;
+  return true;
+}
+
+static bool next_cyclic(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi)
+{
+  struct lite_range *range = own_range(ws, id);
+  uint64_t nchunks = trip_count(ws->count, ws->chunk);
+  uint64_t c = id + range->next_chunk * ws->nthreads;
+  if (ws->count == 0 || c >= nchunks || c < id /* wrapped */)
+    return false;
+  range->next_chunk++;
+  *lo = c * ws->chunk;
+  *hi = ws->count - *lo < ws->chunk ? ws->count : *lo + ws->chunk;
+  return true;
+}
+
+static bool next_dynamic(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
+{
+  uint64_t chunk = ws->chunk;
+  uint64_t start;
+  if (lite_likely(ws->count <= UINT64_MAX / 2 && chunk <= UINT64_MAX / 4 / (ws->nthreads + 1))) {
+    /* The counter may pass count by at most one chunk per member: no overflow possible. */
+    if (atomic_load_explicit(&ws->next, memory_order_relaxed) >= ws->count)
+      return false;
+    start = atomic_fetch_add(&ws->next, chunk);
+    if (start >= ws->count)
+      return false;
+  } else {
+    start = atomic_load(&ws->next);
+    do {
+      if (start >= ws->count)
+        return false;
+    } while (!atomic_compare_exchange_weak(&ws->next, &start,
+                                           ws->count - start < chunk ? ws->count : start + chunk));
+  }
+  *lo = start;
+  *hi = ws->count - start < chunk ? ws->count : start + chunk;
+  return true;
+}
+
+static bool next_guided(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
+{
+  uint64_t start = atomic_load(&ws->next);
+  uint64_t size;
+  do {
+    if (start >= ws->count)
+      return false;
+    uint64_t left = ws->count - start;
+    size = trip_count(left, ws->nthreads);
+    if (size < ws->chunk)
+      size = ws->chunk;
+    if (size > left)
+      size = left;
+  } while (!atomic_compare_exchange_weak(&ws->next, &start, start + size));
+  *lo = start;
+  *hi = start + size;
+  return true;
+}
+
+static bool next_whole(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
+{
+  uint64_t none = 0;
+  if (ws->count == 0 || atomic_load_explicit(&ws->next, memory_order_relaxed) != 0 ||
+      !atomic_compare_exchange_strong(&ws->next, &none, ws->count))
+    return false;
+  *lo = 0;
+  *hi = ws->count;
+  return true;
+}
+
+/* Ordered loops: a member passes the turn on when it is done with a chunk, once the chunks
+   before it have passed it (chunks are handed out in iteration order). */
+static void ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws)
+{
+  if (thr->chunk_hi == thr->chunk_lo)
+    return;
+  uint64_t lo = thr->chunk_lo;
+  while (atomic_load_explicit(&ws->ordered_turn, memory_order_acquire) != lo) {
+    uint32_t gen = atomic_load(&ws->ordered_gen);
+    if (atomic_load(&ws->ordered_turn) == lo)
+      break;
+    lite_wait_while_equal(&ws->ordered_gen, gen, &ws->ordered_sleepers);
+  }
+  atomic_store(&ws->ordered_turn, thr->chunk_hi);
+  lite_store_and_wake(&ws->ordered_gen, atomic_load(&ws->ordered_gen) + 1, &ws->ordered_sleepers);
+  thr->chunk_lo = thr->chunk_hi = 0;
+}
+
+void lite_ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws)
+{
+  if (ws->ordered)
+    ordered_pass_turn(thr, ws);
+}
+
+bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
+{
+  if (ws->ordered)
+    ordered_pass_turn(thr, ws);
+  if (lite_unlikely(atomic_load_explicit(&ws->cancelled, memory_order_relaxed)))
+    return false;
+  unsigned id = thr->team != NULL ? thr->id : 0;
+  bool got;
+  switch (ws->handout) {
+  case LITE_HANDOUT_STATIC:
+    got = next_static(ws, id, lo, hi);
+    break;
+  case LITE_HANDOUT_CYCLIC:
+    got = next_cyclic(ws, id, lo, hi);
+    break;
+  case LITE_HANDOUT_DYNAMIC:
+    got = next_dynamic(ws, lo, hi);
+    break;
+  case LITE_HANDOUT_GUIDED:
+    got = next_guided(ws, lo, hi);
+    break;
+  case LITE_HANDOUT_OWN:
+    got = lite_steal_next(ws, id, lo, hi);
+    break;
+  case LITE_HANDOUT_WHOLE:
+  default:
+    got = next_whole(ws, lo, hi);
+    break;
+  }
+  if (got && ws->ordered) {
+    thr->chunk_lo = *lo;
+    thr->chunk_hi = *hi;
+  }
+  return got;
+}

@@ -1,0 +1,69 @@
+/* The loop schedules: iteration spaces, hand-out, stealing and per-call-site statistics.
+   Internal to libomp-lite; the entry points in libomp-lite/loop*.c call these. */
+#ifndef LITE_SCHED_INTERNAL_H
+#define LITE_SCHED_INTERNAL_H
+
+#include "internal.h"
+
+/* Schedule kinds as gcc passes them to GOMP_loop_start (libgomp's numbering). */
+enum lite_sched {
+  LITE_SCHED_RUNTIME = 0, /* schedule(runtime) without modifier: run-sched-var decides */
+  LITE_SCHED_STATIC = 1,
+  LITE_SCHED_DYNAMIC = 2,
+  LITE_SCHED_GUIDED = 3,
+  LITE_SCHED_AUTO = 4,    /* from GOMP_loop_start: schedule(nonmonotonic:runtime) */
+};
+#define LITE_SCHED_MONOTONIC 0x80000000UL
+
+/* What a loop asks for, before the runtime picks its hand-out. */
+struct lite_loop_request {
+  enum lite_sched kind;   /* never RUNTIME: resolved by lite_sched_resolve_runtime */
+  bool monotonic;         /* monotonic modifier (or ordered) */
+  bool ordered;
+  uint64_t chunk;         /* 0: the schedule's default */
+  void *site;             /* call site (return address), for the statistics */
+};
+
+/* schedule(runtime): the current task's run-sched-var. maybe_nonmonotonic: treat dynamic and
+   guided as nonmonotonic unless OMP_SCHEDULE said monotonic (OpenMP 5.0). */
+void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_request *req,
+                                bool maybe_nonmonotonic);
+
+/* Normalise a loop into ws: count, start, incr, end. Returns false if it has no iterations. */
+void lite_iter_init_long(struct lite_ws *ws, long start, long end, long incr);
+void lite_iter_init_ull(struct lite_ws *ws, bool up, unsigned long long start,
+                        unsigned long long end, unsigned long long incr);
+/* The value of iteration index i, and the bound to give gcc for a chunk ending at index hi. */
+static inline uint64_t lite_iter_value(const struct lite_ws *ws, uint64_t i)
+{
+  return ws->start + i * ws->incr;
+}
+static inline uint64_t lite_iter_bound(const struct lite_ws *ws, uint64_t hi)
+{
+  return hi == ws->count ? ws->end : ws->start + hi * ws->incr;
+}
+
+/* Picks the hand-out for a loop of ws->count iterations on ws->nthreads members, and resets the
+   shared state. Called by the first member, before lite_ws_ready. */
+void lite_sched_setup(struct lite_ws *ws, const struct lite_loop_request *req);
+
+/* The calling member's next chunk [*lo, *hi), or false when the loop is exhausted for it. */
+bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, uint64_t *hi);
+
+/* The static block of member id of n: the first count % n members get one iteration more. */
+void lite_static_block(uint64_t count, unsigned n, unsigned id, uint64_t *lo, uint64_t *hi);
+
+/* Ordered loops: the member's current chunk is done; pass the turn to the next chunk once the
+   chunks before it have passed it. */
+void lite_ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws);
+
+/* Nonmonotonic hand-out (steal.c): own block first, then steal from the nearest members. */
+bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi);
+
+/* Per-call-site statistics (site.c): choose whether a nonmonotonic loop steals, and record how
+   its run went. */
+void lite_site_plan(struct lite_ws *ws, void *site);
+void lite_site_member_done(struct lite_ws *ws);
+void lite_site_loop_done(struct lite_ws *ws);
+
+#endif

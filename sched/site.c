@@ -1,0 +1,141 @@
+/* Per-call-site statistics: does this nonmonotonic loop steal?
+
+   Keyed by the call site (the return address of the GOMP_loop_*_start call), the team size and
+   the trip count. A site's first run steals and is timed; afterwards one run in SAMPLE_EVERY is
+   timed (two clock reads per member, ~40 ns), so steady loops pay almost nothing. A run that
+   took longer than LONG_LOOP_NS steals from then on: stealing costs an uncontended lock per chunk,
+   noise next to the work. A short run decides on balance: measured without stealing, it keeps
+   not stealing unless the members finished more than a quarter of the run apart; measured with
+   stealing, the next run is a probe without it. A site found imbalanced keeps stealing for
+   HOLD_IMBALANCED runs before it is probed again. */
+#include "sched_internal.h"
+
+#include <stdio.h>
+
+#define SITES 256
+#define SAMPLE_EVERY 8
+#define HOLD_IMBALANCED 64
+#define LONG_LOOP_NS 50000
+#define MIN_IMBALANCE_NS 2000
+
+struct lite_site {
+  void *key;
+  unsigned nthreads;
+  uint64_t count;
+  unsigned hold;      /* runs left before the next measured one */
+  bool steal;
+  /* For OMPLITE_LOOP_STATS. */
+  uint64_t runs, steal_runs, steals;
+};
+
+/* Updated by the first and last member of a loop; a race between two teams on one site only
+   blurs a heuristic, so plain fields under a lock taken once per measured run would be overkill:
+   updates happen under site_lock, reads at plan time are best effort. */
+static struct lite_site sites[SITES];
+static _Atomic uint32_t site_lock;
+
+static void lock_sites(void)
+{
+  uint32_t free = 0;
+  while (!atomic_compare_exchange_weak(&site_lock, &free, 1)) {
+    free = 0;
+    lite_cpu_relax();
+  }
+}
+
+static void unlock_sites(void) { atomic_store_explicit(&site_lock, 0, memory_order_release); }
+
+static struct lite_site *site_for(void *key)
+{
+  uintptr_t h = (uintptr_t)key;
+  h ^= h >> 17;
+  h *= 0x9e3779b97f4a7c15ull;
+  return &sites[(h >> 32) % SITES];
+}
+
+void lite_site_plan(struct lite_ws *ws, void *key)
+{
+  struct lite_site *site = site_for(key);
+  bool measure;
+  lock_sites();
+  if (site->key != key || site->nthreads != ws->nthreads || site->count != ws->count) {
+    site->key = key;
+    site->nthreads = ws->nthreads;
+    site->count = ws->count;
+    site->steal = true;
+    site->hold = 0;
+    site->runs = site->steal_runs = site->steals = 0;
+    measure = true;
+  } else if (site->hold > 0) {
+    site->hold--;
+    measure = false;
+  } else {
+    measure = true;
+  }
+  site->runs++;
+  ws->steal = site->steal;
+  site->steal_runs += site->steal;
+  unlock_sites();
+
+  ws->site = site;
+  ws->start_ns = measure ? lite_now_ns() : 0;
+  atomic_store_explicit(&ws->first_done_ns, UINT64_MAX, memory_order_relaxed);
+  atomic_store_explicit(&ws->last_done_ns, 0, memory_order_relaxed);
+}
+
+void lite_site_member_done(struct lite_ws *ws)
+{
+  if (ws->start_ns == 0)
+    return;
+  uint64_t now = lite_now_ns();
+  uint64_t seen = atomic_load_explicit(&ws->first_done_ns, memory_order_relaxed);
+  while (now < seen && !atomic_compare_exchange_weak(&ws->first_done_ns, &seen, now))
+    ;
+  seen = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
+  while (now > seen && !atomic_compare_exchange_weak(&ws->last_done_ns, &seen, now))
+    ;
+}
+
+void lite_site_loop_done(struct lite_ws *ws)
+{
+  struct lite_site *site = ws->site;
+  if (site == NULL)
+    return;
+  uint64_t stolen = atomic_load_explicit(&ws->stolen, memory_order_relaxed);
+  lock_sites();
+  site->steals += stolen;
+  if (ws->start_ns != 0 && site->count == ws->count && site->nthreads == ws->nthreads) {
+    uint64_t last = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
+    uint64_t first = atomic_load_explicit(&ws->first_done_ns, memory_order_relaxed);
+    uint64_t run = last > ws->start_ns ? last - ws->start_ns : 0;
+    uint64_t spread = last > first ? last - first : 0;
+    if (run > LONG_LOOP_NS) {
+      site->steal = true;
+      site->hold = SAMPLE_EVERY;
+    } else if (!ws->steal) {
+      bool imbalanced = spread > MIN_IMBALANCE_NS && spread * 4 > run;
+      site->steal = imbalanced;
+      site->hold = imbalanced ? HOLD_IMBALANCED : SAMPLE_EVERY;
+    } else {
+      site->steal = false; /* probe: is it balanced without stealing? */
+      site->hold = 0;
+    }
+  }
+  unlock_sites();
+}
+
+/* OMPLITE_LOOP_STATS=1: one line per call site at exit, for tests and tuning. */
+__attribute__((destructor)) static void print_site_stats(void)
+{
+  if (!lite_env.loop_stats)
+    return;
+  for (unsigned i = 0; i < SITES; i++) {
+    struct lite_site *s = &sites[i];
+    if (s->key != NULL)
+      fprintf(stderr,
+              "libomp-lite: loop site %p threads %u iterations %llu runs %llu stealing-runs %llu "
+              "steals %llu\n",
+              s->key, s->nthreads, (unsigned long long)s->count, (unsigned long long)s->runs,
+              (unsigned long long)s->steal_runs, (unsigned long long)s->steals);
+  }
+}

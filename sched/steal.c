@@ -1,0 +1,115 @@
+/* Nonmonotonic loops: affinity first, stealing when it pays.
+
+   Member k starts on static block k (the same block at every run of the loop, so its data stays
+   in k's cache) and takes chunks from the front of it. When the call site's statistics say the
+   loop is short and balanced (site.c), that is all: no atomic operation per chunk. Otherwise
+   each block has a small lock, taken by its owner per chunk (uncontended: the line stays in the
+   owner's cache) and by thieves: a member whose block is empty takes the back half of the
+   remaining iterations of the nearest member that has some (neighbours by thread number until
+   the affinity module provides a topology order), and works through it the same way, so a big
+   victim is split among several thieves instead of being serialised on. */
+#include "sched_internal.h"
+
+static void range_lock(struct lite_range *range)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  for (;;) {
+    uint32_t free = 0;
+    if (atomic_load_explicit(&range->lock, memory_order_relaxed) == 0 &&
+        atomic_compare_exchange_weak_explicit(&range->lock, &free, 1, memory_order_acquire,
+                                              memory_order_relaxed))
+      return;
+    /* Holders never block while holding: keep polling (yielding when oversubscribed). */
+    if (!lite_waiter_poll(&w))
+      lite_waiter_init(&w);
+  }
+}
+
+static void range_unlock(struct lite_range *range)
+{
+  atomic_store_explicit(&range->lock, 0, memory_order_release);
+}
+
+/* A range not yet touched in this loop holds its member's static block. */
+static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned id)
+{
+  uint32_t ticket = atomic_load_explicit(&ws->ticket, memory_order_relaxed);
+  if (range->tag != ticket) {
+    range->tag = ticket;
+    lite_static_block(ws->count, ws->nthreads, id, &range->lo, &range->hi);
+  }
+}
+
+/* Takes the next chunk from the front of a range (the caller owns or has locked it). */
+static bool take_front(struct lite_ws *ws, struct lite_range *range, uint64_t *lo, uint64_t *hi)
+{
+  uint64_t left = range->hi - range->lo;
+  if (range->lo >= range->hi)
+    return false;
+  uint64_t size = ws->chunk;
+  if (ws->guided) {
+    /* Guided: about half of what this member has left, which tracks the unassigned iterations
+       divided by the team size while the blocks are even; never under the chunk size. */
+    uint64_t half = left / 2 + (left & 1);
+    if (half > size)
+      size = half;
+  }
+  if (size > left)
+    size = left;
+  *lo = range->lo;
+  *hi = range->lo + size;
+  range->lo += size;
+  return true;
+}
+
+/* Moves the back half of a victim's remaining iterations into the thief's range. */
+static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *mine)
+{
+  struct lite_range *range = &ws->ranges[victim];
+  range_lock(range);
+  range_prepare(ws, range, victim);
+  uint64_t left = range->hi > range->lo ? range->hi - range->lo : 0;
+  if (left == 0) {
+    range_unlock(range);
+    return false;
+  }
+  uint64_t take = left / 2 + (left & 1);
+  uint64_t hi = range->hi;
+  range->hi -= take;
+  range_unlock(range);
+
+  range_lock(mine);
+  mine->lo = hi - take;
+  mine->hi = hi;
+  range_unlock(mine);
+  atomic_fetch_add_explicit(&ws->stolen, 1, memory_order_relaxed);
+  return true;
+}
+
+bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi)
+{
+  struct lite_range *mine = &ws->ranges[id];
+  if (!ws->steal) {
+    range_prepare(ws, mine, id);
+    return take_front(ws, mine, lo, hi);
+  }
+  for (;;) {
+    range_lock(mine);
+    range_prepare(ws, mine, id);
+    bool got = take_front(ws, mine, lo, hi);
+    range_unlock(mine);
+    if (got)
+      return true;
+    /* Nearest first: id+1, id-1, id+2, id-2, ... */
+    unsigned n = ws->nthreads;
+    bool stole = false;
+    for (unsigned d = 1; d < n && !stole; d++) {
+      unsigned victim = d % 2 ? (id + (d + 1) / 2) % n : (id + n - (d / 2) % n) % n;
+      if (victim != id)
+        stole = steal_from(ws, victim, mine);
+    }
+    if (!stole)
+      return false;
+  }
+}
