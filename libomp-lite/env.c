@@ -398,6 +398,16 @@ static bool read_bool(struct env_reader *r, const char *name, bool *out)
   return false;
 }
 
+/* libomp-lite's own switches also take 1 and 0. */
+static void read_switch(struct env_reader *r, const char *name, bool *out)
+{
+  const char *v = r->get(name);
+  if (v != NULL && (strcmp(v, "1") == 0 || strcmp(v, "0") == 0))
+    *out = v[0] == '1';
+  else
+    read_bool(r, name, out);
+}
+
 /* An integer variable in [min, max]: returns true if it was set (and valid). */
 static bool read_int(struct env_reader *r, const char *name, unsigned long long min,
                      unsigned long long max, const char *what, unsigned long long *out)
@@ -632,7 +642,9 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   read_stacksize(&r);
   read_wait_policy(&r);
   read_bool(&r, "OMP_CANCELLATION", &env->cancellation);
-  read_bool(&r, "OMPLITE_LOOP_STATS", &env->loop_stats);
+  read_switch(&r, "OMPLITE_LOOP_STATS", &env->loop_stats);
+  env->tiny_loops = true;
+  read_switch(&r, "OMPLITE_TINY_LOOPS", &env->tiny_loops);
   read_bool(&r, "OMP_DISPLAY_AFFINITY", &env->display_affinity);
   read_affinity_format(&r);
 

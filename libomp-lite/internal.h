@@ -53,6 +53,7 @@ struct lite_env {
   int teams_thread_limit;       /* teams-thread-limit-var */
   int display_env;              /* OMP_DISPLAY_ENV: 0 no, 1 true, 2 verbose */
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
+  bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
 };
 extern struct lite_env lite_env;
 

@@ -14,15 +14,44 @@ static void setup_combined(struct lite_ws *ws, void *arg)
   lite_sched_setup(ws, &loop->req);
 }
 
+/* A nonmonotonic loop whose call site ran too briefly to be worth sharing (sched/site.c) runs on
+   the calling thread, as thread 0 of a team of the requested size whose other members have no
+   iterations and so need not wake: they would only find the loop empty. A static schedule fixes
+   which thread runs which iteration, so it never takes this path. */
+static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads,
+                         struct combined_loop *loop)
+{
+  if (loop->req.kind == LITE_SCHED_STATIC || loop->req.monotonic)
+    return false;
+  struct lite_thread *thr = lite_self();
+  unsigned n = lite_team_size_for(thr, num_threads);
+  struct lite_ws probe;
+  lite_iter_init_long(&probe, loop->start, loop->end, loop->incr);
+  if (n < 2 || !lite_site_is_tiny(loop->req.site, n, probe.count))
+    return false;
+  struct lite_team team;
+  lite_team_enter_serial(thr, &team, n);
+  bool first;
+  struct lite_ws *ws = lite_ws_begin(thr, &first);
+  ws->nthreads = n;
+  setup_combined(ws, loop);
+  lite_ws_ready(ws);
+  fn(data);
+  lite_team_leave_serial(thr);
+  return true;
+}
+
 static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
                 long incr, enum lite_sched kind, bool monotonic, long chunk, bool blocking)
 {
   struct combined_loop loop = {start, end, incr,
                                {kind, monotonic, false, chunk > 0 ? (uint64_t)chunk : 0, (void *)fn}};
-  if (blocking)
-    lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
-  else
+  if (blocking) {
+    if (!run_unshared(fn, data, num_threads, &loop))
+      lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
+  } else {
     lite_parallel_begin(fn, data, num_threads, setup_combined, &loop);
+  }
 }
 
 static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
@@ -33,10 +62,12 @@ static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, lo
   lite_sched_resolve_runtime(lite_self(), &loop.req, maybe_nonmonotonic || nonmonotonic);
   if (nonmonotonic)
     loop.req.monotonic = false;
-  if (blocking)
-    lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
-  else
+  if (blocking) {
+    if (!run_unshared(fn, data, num_threads, &loop))
+      lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
+  } else {
     lite_parallel_begin(fn, data, num_threads, setup_combined, &loop);
+  }
 }
 
 void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned num_threads, long start,

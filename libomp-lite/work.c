@@ -163,8 +163,10 @@ void lite_loop_finish(struct lite_thread *thr)
   lite_ordered_pass_turn(thr, ws);
   if (ws->site != NULL && (ws->start_ns != 0 || lite_env.loop_stats)) {
     lite_site_member_done(ws);
-    /* The last member to finish records the run, before anyone can free the entry. */
-    if (atomic_fetch_add(&ws->finished, 1) + 1 == ws->nthreads)
+    /* The last member to finish records the run, before anyone can free the entry. In a
+       combined loop run by thread 0 alone (no workers), thread 0 is the only member. */
+    unsigned members = thr->team != NULL && thr->team->pool == NULL ? 1 : ws->nthreads;
+    if (atomic_fetch_add(&ws->finished, 1) + 1 == members)
       lite_site_loop_done(ws);
   }
   lite_ws_end(thr);

@@ -63,6 +63,8 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
 /* Per-call-site statistics (site.c): choose whether a nonmonotonic loop steals, and record how
    its run went. */
 void lite_site_plan(struct lite_ws *ws, void *site);
+/* True if a loop of count iterations at this site, with this team size, is too small to share. */
+bool lite_site_is_tiny(void *site, unsigned nthreads, uint64_t count);
 void lite_site_member_done(struct lite_ws *ws);
 void lite_site_loop_done(struct lite_ws *ws);
 

@@ -7,7 +7,9 @@
    noise next to the work. A short run decides on balance: measured without stealing, it keeps
    not stealing unless the members finished more than a quarter of the run apart; measured with
    stealing, the next run is a probe without it. A site found imbalanced keeps stealing for
-   HOLD_IMBALANCED runs before it is probed again. */
+   HOLD_IMBALANCED runs before it is probed again. A run so short that sharing it cannot pay
+   (TINY_LOOP_NS) makes the site's later runs go whole to the first member that asks; a combined
+   parallel loop at such a site then runs on the calling thread without waking the team. */
 #include "sched_internal.h"
 
 #include <stdio.h>
@@ -17,6 +19,10 @@
 #define HOLD_IMBALANCED 64
 #define LONG_LOOP_NS 50000
 #define MIN_IMBALANCE_NS 2000
+/* Tiny loops: a run shorter than this with the team costs less than sharing it (a fork and join
+   alone is ~0.6 µs here, a wake-up from the futex 20 µs), so it goes whole to one member; run
+   whole, it keeps going whole while it stays under twice that. */
+#define TINY_LOOP_NS 2000
 
 struct lite_site {
   void *key;
@@ -24,8 +30,9 @@ struct lite_site {
   uint64_t count;
   unsigned hold;      /* runs left before the next measured one */
   bool steal;
+  bool whole;         /* tiny: one member takes every iteration */
   /* For OMPLITE_LOOP_STATS. */
-  uint64_t runs, steal_runs, steals;
+  uint64_t runs, steal_runs, steals, whole_runs;
 };
 
 /* Updated by the first and last member of a loop; a race between two teams on one site only
@@ -63,8 +70,9 @@ void lite_site_plan(struct lite_ws *ws, void *key)
     site->nthreads = ws->nthreads;
     site->count = ws->count;
     site->steal = true;
+    site->whole = false;
     site->hold = 0;
-    site->runs = site->steal_runs = site->steals = 0;
+    site->runs = site->steal_runs = site->steals = site->whole_runs = 0;
     measure = true;
   } else if (site->hold > 0) {
     site->hold--;
@@ -73,14 +81,32 @@ void lite_site_plan(struct lite_ws *ws, void *key)
     measure = true;
   }
   site->runs++;
-  ws->steal = site->steal;
-  site->steal_runs += site->steal;
+  if (site->whole && lite_env.tiny_loops) {
+    ws->handout = LITE_HANDOUT_WHOLE;
+    ws->steal = false;
+    site->whole_runs++;
+  } else {
+    ws->steal = site->steal;
+    site->steal_runs += site->steal;
+  }
   unlock_sites();
 
   ws->site = site;
   ws->start_ns = measure ? lite_now_ns() : 0;
   atomic_store_explicit(&ws->first_done_ns, UINT64_MAX, memory_order_relaxed);
   atomic_store_explicit(&ws->last_done_ns, 0, memory_order_relaxed);
+}
+
+bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
+{
+  if (!lite_env.tiny_loops)
+    return false;
+  struct lite_site *site = site_for(key);
+  /* A racy read is fine: a stale answer costs one run on the slower path. */
+  lock_sites();
+  bool tiny = site->key == key && site->nthreads == nthreads && site->count == count && site->whole;
+  unlock_sites();
+  return tiny;
 }
 
 void lite_site_member_done(struct lite_ws *ws)
@@ -109,7 +135,13 @@ void lite_site_loop_done(struct lite_ws *ws)
     uint64_t first = atomic_load_explicit(&ws->first_done_ns, memory_order_relaxed);
     uint64_t run = last > ws->start_ns ? last - ws->start_ns : 0;
     uint64_t spread = last > first ? last - first : 0;
-    if (run > LONG_LOOP_NS) {
+    if (ws->handout == LITE_HANDOUT_WHOLE) {
+      site->whole = run < 2 * TINY_LOOP_NS;
+      site->hold = SAMPLE_EVERY;
+    } else if (run < TINY_LOOP_NS && !ws->steal) {
+      site->whole = true;
+      site->hold = SAMPLE_EVERY;
+    } else if (run > LONG_LOOP_NS) {
       site->steal = true;
       site->hold = SAMPLE_EVERY;
     } else if (!ws->steal) {
@@ -134,8 +166,9 @@ __attribute__((destructor)) static void print_site_stats(void)
     if (s->key != NULL)
       fprintf(stderr,
               "libomp-lite: loop site %p threads %u iterations %llu runs %llu stealing-runs %llu "
-              "steals %llu\n",
+              "steals %llu whole-runs %llu\n",
               s->key, s->nthreads, (unsigned long long)s->count, (unsigned long long)s->runs,
-              (unsigned long long)s->steal_runs, (unsigned long long)s->steals);
+              (unsigned long long)s->steal_runs, (unsigned long long)s->steals,
+              (unsigned long long)s->whole_runs);
   }
 }
