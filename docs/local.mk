@@ -1,1 +1,1 @@
-# docs: filled in by its issue.
+EXTRA_DIST += docs/benchmarks.md docs/architecture.md

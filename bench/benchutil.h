@@ -1,0 +1,20 @@
+/* Helpers shared by the benchmark programs: the clock, medians, argument parsing, and the report
+   of which OpenMP runtime the process really runs on. */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+/* seconds on CLOCK_MONOTONIC: our own clock, so every runtime is timed the same way */
+double bench_now(void);
+
+/* median of n values (n >= 1); the array is left unchanged */
+double bench_median(const double *v, int n);
+
+/* parse an integer in [lo, hi] or exit with a message naming the option */
+long bench_parse_long(const char *s, long lo, long hi, const char *option);
+
+/* print "runtime <path>" and "runtime-gomp <path>": the objects that define omp_get_num_threads
+   and GOMP_parallel in this process, as the dynamic linker resolved them (LD_PRELOAD included),
+   so that bench/run-bench can check that a run used the runtime it meant. */
+void bench_print_runtime(void);
+
+#endif
