@@ -51,13 +51,35 @@ static void after_fork_in_child(void)
   }
 }
 
+static void undo_stock_binding(void)
+{
+  if (!lite_os_undo_stock_binding())
+    return;
+  lite_warn("the stock libgomp loaded beside libomp-lite pinned the initial thread to one "
+            "place; libomp-lite does not bind threads yet and gave it the process's CPUs back");
+  /* The defaults derived from the narrowed mask follow the restored one. */
+  unsigned old_default = lite_env.ncpus;
+  lite_env.ncpus = lite_os_available_cpus();
+  if (lite_env.nthreads_list_len == 0) {
+    lite_env.icv.nthreads = lite_env.ncpus;
+    struct lite_thread *thr = lite_self_tls;
+    if (thr != NULL && thr->team == NULL && thr->icv.nthreads == old_default)
+      thr->icv.nthreads = lite_env.ncpus;
+  }
+}
+
 static void init(void)
 {
   lite_env_init();
+  undo_stock_binding();
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 void lite_init_once(void) { pthread_once(&init_once, init); }
+
+/* The stock libgomp's constructor may run after ours: check again before the first team. */
+static pthread_once_t first_team_once = PTHREAD_ONCE_INIT;
+void lite_before_first_team(void) { pthread_once(&first_team_once, undo_stock_binding); }
 
 __attribute__((constructor)) static void lite_load(void) { lite_init_once(); }
 

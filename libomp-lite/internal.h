@@ -342,6 +342,8 @@ extern _Atomic int lite_threads_parked;
 
 /* Reads the environment and installs the fork and exit handlers, once. */
 void lite_init_once(void);
+/* Checks, once, that nothing pinned the initial thread behind libomp-lite's back. */
+void lite_before_first_team(void);
 /* The registry of pools, so that fork and unload can find them. */
 void lite_registry_add(struct lite_pool *pool);
 void lite_registry_remove(struct lite_pool *pool);

@@ -4,6 +4,7 @@
 #define LITE_OS_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -33,6 +34,12 @@ unsigned lite_os_affinity_cpus(void);
 unsigned lite_os_cgroup_cpu_quota(const char *root);
 /* CPUs the default team should use: the affinity mask, capped by the cgroup quota. */
 unsigned lite_os_available_cpus(void);
+
+/* Under LD_PRELOAD the stock libgomp is loaded too, and with OMP_PROC_BIND (or OMP_PLACES,
+   GOMP_CPU_AFFINITY) set its constructor pins the initial thread to one place; every thread
+   libomp-lite starts would inherit that. libomp-lite does its own placement, so this gives the
+   calling thread the process's whole CPU set back. Returns true if it had to. */
+bool lite_os_undo_stock_binding(void);
 
 /* The kernel's id of the calling thread. */
 int lite_os_gettid(void);

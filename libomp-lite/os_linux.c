@@ -1,6 +1,7 @@
 /* Linux behind os.h: futex, sched_yield, the affinity mask, cgroup v2 quota, thread start. */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -131,4 +132,64 @@ int lite_os_thread_start(pthread_t *thread, size_t stacksize, void *(*fn)(void *
   err = pthread_create(thread, &attr, fn, arg);
   pthread_attr_destroy(&attr);
   return err;
+}
+
+/* The CPUs this process's cgroup may use (cgroup v2 cpuset.cpus.effective, "0-3,8" syntax),
+   or every online CPU when that file is not there. */
+static void process_cpuset(cpu_set_t *set)
+{
+  CPU_ZERO(set);
+  char *path = own_cgroup_path();
+  char file[PATH_MAX];
+  FILE *f = NULL;
+  if (path != NULL) {
+    snprintf(file, sizeof file, "/sys/fs/cgroup%s/cpuset.cpus.effective", path);
+    f = fopen(file, "r");
+    free(path);
+  }
+  if (f != NULL) {
+    unsigned lo, hi;
+    int n;
+    char sep;
+    while ((n = fscanf(f, "%u%c", &lo, &sep)) >= 1) {
+      hi = lo;
+      if (n == 2 && sep == '-') {
+        if (fscanf(f, "%u%c", &hi, &sep) < 1)
+          break;
+      }
+      for (unsigned c = lo; c <= hi && c < CPU_SETSIZE; c++)
+        CPU_SET(c, set);
+      if (sep != ',')
+        break;
+    }
+    fclose(f);
+  }
+  if (CPU_COUNT(set) == 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < online && c < CPU_SETSIZE; c++)
+      CPU_SET(c, set);
+  }
+}
+
+bool lite_os_undo_stock_binding(void)
+{
+  /* Only the stock libgomp loaded beside libomp-lite (LD_PRELOAD) binds on its own, and only when
+     a binding variable asks for it: its constructor pins the initial thread to one place. */
+  if (getenv("OMP_PROC_BIND") == NULL && getenv("OMP_PLACES") == NULL &&
+      getenv("GOMP_CPU_AFFINITY") == NULL)
+    return false;
+  int (*stock_num_procs)(void) = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_num_procs");
+  if (stock_num_procs == NULL)
+    return false;
+  cpu_set_t mine, all;
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+    return false;
+  process_cpuset(&all);
+  /* The stock libgomp reports the CPUs the process had before it pinned the thread: when that is
+     the whole cgroup set and more than the thread has now, the narrowing was libgomp's (a user's
+     taskset would show in both counts). */
+  int before = stock_num_procs();
+  if (before != CPU_COUNT(&all) || before <= CPU_COUNT(&mine))
+    return false;
+  return sched_setaffinity(0, sizeof all, &all) == 0;
 }

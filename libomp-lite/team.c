@@ -146,6 +146,7 @@ static void *worker_main(void *arg)
 
 static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
 {
+  lite_before_first_team();
   struct lite_pool *pool = aligned_alloc(LITE_CACHE_LINE, sizeof *pool);
   if (pool == NULL)
     lite_fatal("out of memory allocating a thread pool");

@@ -1,1 +1,316 @@
-# filled in by its owner
+# Integration tests: OpenMP programs built by the stock gcc, g++ and gfortran -fopenmp (their own
+# omp.h and omp_lib, not ours), run on libomp-lite through the three routes users take: LD_PRELOAD,
+# the drop-in libgomp.so.1 through LD_LIBRARY_PATH (same binaries, linked against the system
+# libgomp), and copies linked at build time against build/omp-lite with an rpath. Each program
+# proves it ran on libomp-lite (tests/integration/lite_check.h). tests/integration/run-routes.sh
+# holds the cases of each test (environment, arguments) and runs them with a timeout; make check
+# runs one automake test per (test, route) through generated stubs, tests/integration/TEST.ROUTE.
+# By hand, for comparison on stock libgomp:  make check-integration-stock
+# Plus the ABI check of the built library against libgomp 12's symbol list (tests/abi/).
+
+# Flags of a user's build: only -D_GNU_SOURCE (replacing AM_CPPFLAGS, so that the compiler's own
+# omp.h is used), warnings, -fopenmp.
+INTEG_CPP_FLAGS = -D_GNU_SOURCE
+INTEG_C_FLAGS = $(LITE_WARN_CFLAGS) -fopenmp -pthread
+INTEG_CXX_FLAGS = $(LITE_WARN_CFLAGS) -fopenmp -pthread
+INTEG_FC_FLAGS = -Wall -fopenmp
+INTEG_LIBS = -ldl
+# Routes 1 and 2: linked as usual, against the system libgomp.
+INTEG_LINK_FLAGS = -fopenmp -pthread
+# Route 3: gcc -fopenmp's own -lgomp finds build/omp-lite/libgomp.so first.
+INTEG_RPATH_LINK_FLAGS = -fopenmp -pthread -L$(abs_top_builddir)/omp-lite \
+	-Wl,-rpath,$(abs_top_builddir)/omp-lite
+INTEG_RPATH_DEPS = omp-lite/libgomp.so.1
+
+tests_integration_parallel_basics_SOURCES = tests/integration/parallel_basics.c \
+	tests/integration/lite_check.h
+tests_integration_parallel_basics_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_parallel_basics_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_parallel_basics_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_parallel_basics_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_parallel_basics_SOURCES = tests/integration/parallel_basics.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_parallel_basics_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_parallel_basics_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_parallel_basics_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_parallel_basics_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_parallel_basics_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_nested_SOURCES = tests/integration/nested.c tests/integration/lite_check.h
+tests_integration_nested_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_nested_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_nested_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_nested_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_nested_SOURCES = tests/integration/nested.c tests/integration/lite_check.h
+tests_integration_rpath_nested_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_nested_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_nested_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_nested_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_nested_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_barrier_SOURCES = tests/integration/barrier.c tests/integration/lite_check.h
+tests_integration_barrier_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_barrier_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_barrier_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_barrier_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_barrier_SOURCES = tests/integration/barrier.c tests/integration/lite_check.h
+tests_integration_rpath_barrier_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_barrier_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_barrier_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_barrier_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_barrier_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_single_SOURCES = tests/integration/single.c tests/integration/lite_check.h
+tests_integration_single_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_single_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_single_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_single_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_single_SOURCES = tests/integration/single.c tests/integration/lite_check.h
+tests_integration_rpath_single_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_single_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_single_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_single_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_single_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_copyprivate_SOURCES = tests/integration/copyprivate.c \
+	tests/integration/lite_check.h
+tests_integration_copyprivate_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_copyprivate_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_copyprivate_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_copyprivate_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_copyprivate_SOURCES = tests/integration/copyprivate.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_copyprivate_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_copyprivate_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_copyprivate_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_copyprivate_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_copyprivate_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_critical_SOURCES = tests/integration/critical.c tests/integration/lite_check.h
+tests_integration_critical_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_critical_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_critical_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_critical_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_critical_SOURCES = tests/integration/critical.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_critical_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_critical_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_critical_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_critical_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_critical_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_atomic_SOURCES = tests/integration/atomic.c tests/integration/lite_check.h
+tests_integration_atomic_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_atomic_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_atomic_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_atomic_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_atomic_SOURCES = tests/integration/atomic.c tests/integration/lite_check.h
+tests_integration_rpath_atomic_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_atomic_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_atomic_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_atomic_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_atomic_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_locks_SOURCES = tests/integration/locks.c tests/integration/lite_check.h
+tests_integration_locks_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_locks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_locks_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_locks_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_locks_SOURCES = tests/integration/locks.c tests/integration/lite_check.h
+tests_integration_rpath_locks_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_locks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_locks_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_locks_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_locks_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_reduction_SOURCES = tests/integration/reduction.c tests/integration/lite_check.h
+tests_integration_reduction_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_reduction_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_reduction_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_reduction_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_reduction_SOURCES = tests/integration/reduction.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_reduction_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_reduction_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_reduction_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_reduction_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_reduction_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_threadprivate_SOURCES = tests/integration/threadprivate.c \
+	tests/integration/lite_check.h
+tests_integration_threadprivate_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_threadprivate_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_threadprivate_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_threadprivate_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_threadprivate_SOURCES = tests/integration/threadprivate.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_threadprivate_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_threadprivate_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_threadprivate_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_threadprivate_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_threadprivate_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_flush_handoff_SOURCES = tests/integration/flush_handoff.c \
+	tests/integration/lite_check.h
+tests_integration_flush_handoff_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_flush_handoff_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_flush_handoff_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_flush_handoff_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_flush_handoff_SOURCES = tests/integration/flush_handoff.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_flush_handoff_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_flush_handoff_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_flush_handoff_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_flush_handoff_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_flush_handoff_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_root_threads_SOURCES = tests/integration/root_threads.c \
+	tests/integration/lite_check.h
+tests_integration_root_threads_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_root_threads_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_root_threads_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_root_threads_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_root_threads_SOURCES = tests/integration/root_threads.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_root_threads_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_root_threads_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_root_threads_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_root_threads_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_root_threads_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_fork_SOURCES = tests/integration/fork.c tests/integration/lite_check.h
+tests_integration_fork_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_fork_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_fork_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_fork_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_fork_SOURCES = tests/integration/fork.c tests/integration/lite_check.h
+tests_integration_rpath_fork_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_fork_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_fork_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_fork_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_fork_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_oversub_SOURCES = tests/integration/oversub.c tests/integration/lite_check.h
+tests_integration_oversub_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_oversub_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_oversub_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_oversub_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_oversub_SOURCES = tests/integration/oversub.c tests/integration/lite_check.h
+tests_integration_rpath_oversub_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_oversub_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_oversub_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_oversub_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_oversub_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_env_probe_SOURCES = tests/integration/env_probe.c tests/integration/lite_check.h
+tests_integration_env_probe_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_env_probe_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_env_probe_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_env_probe_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_env_probe_SOURCES = tests/integration/env_probe.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_env_probe_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_env_probe_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_env_probe_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_env_probe_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_env_probe_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_cxx_test_SOURCES = tests/integration/cxx_test.cpp tests/integration/lite_check.h
+tests_integration_cxx_test_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_cxx_test_CXXFLAGS = $(INTEG_CXX_FLAGS)
+tests_integration_cxx_test_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_cxx_test_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_cxx_test_SOURCES = tests/integration/cxx_test.cpp \
+	tests/integration/lite_check.h
+tests_integration_rpath_cxx_test_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_cxx_test_CXXFLAGS = $(INTEG_CXX_FLAGS)
+tests_integration_rpath_cxx_test_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_cxx_test_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_cxx_test_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_fortran_test_SOURCES = tests/integration/fortran_test.f90 \
+	tests/integration/lite_check_f.c tests/integration/lite_check.h
+tests_integration_fortran_test_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_fortran_test_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_fortran_test_FCFLAGS = $(INTEG_FC_FLAGS)
+tests_integration_fortran_test_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_fortran_test_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_fortran_test_SOURCES = tests/integration/fortran_test.f90 \
+	tests/integration/lite_check_f.c tests/integration/lite_check.h
+tests_integration_rpath_fortran_test_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_fortran_test_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_fortran_test_FCFLAGS = $(INTEG_FC_FLAGS)
+tests_integration_rpath_fortran_test_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_fortran_test_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_fortran_test_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
+	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
+	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
+	tests/integration/copyprivate tests/integration/rpath/copyprivate tests/integration/critical \
+	tests/integration/rpath/critical tests/integration/atomic tests/integration/rpath/atomic \
+	tests/integration/locks tests/integration/rpath/locks tests/integration/reduction \
+	tests/integration/rpath/reduction tests/integration/threadprivate \
+	tests/integration/rpath/threadprivate tests/integration/flush_handoff \
+	tests/integration/rpath/flush_handoff tests/integration/root_threads \
+	tests/integration/rpath/root_threads tests/integration/fork tests/integration/rpath/fork \
+	tests/integration/oversub tests/integration/rpath/oversub tests/integration/env_probe \
+	tests/integration/rpath/env_probe tests/integration/cxx_test tests/integration/rpath/cxx_test \
+	tests/integration/fortran_test tests/integration/rpath/fortran_test
+check_PROGRAMS += $(INTEG_BINARIES)
+
+# One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
+INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/integration/barrier \
+	tests/integration/single tests/integration/copyprivate tests/integration/critical \
+	tests/integration/atomic tests/integration/locks tests/integration/reduction \
+	tests/integration/threadprivate tests/integration/flush_handoff tests/integration/root_threads \
+	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
+	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
+	tests/integration/env_bad_values
+INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
+ABI_TESTS = tests/abi/check-symbols
+check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)
+TESTS += $(ABI_TESTS) $(INTEG_ROUTE_TESTS)
+CLEANFILES += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)
+EXTRA_DIST += tests/integration/run-routes.sh tests/integration/README.md \
+	tests/abi/check-symbols.sh tests/abi/libgomp12-host-symbols.txt \
+	tests/abi/lite-own-symbols.txt
+
+$(INTEG_ROUTE_TESTS): Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/integration && b=`basename $@` && \
+	{ echo '#!/bin/sh'; \
+	  echo '# generated by make: integration test '"$${b%.*}"' on route '"$${b##*.}"; \
+	  echo "exec bash '$(abs_top_srcdir)/tests/integration/run-routes.sh' \
+	    --builddir '$(abs_top_builddir)' --srcdir '$(abs_top_srcdir)' $${b##*.} $${b%.*}"; \
+	} > $@ && chmod +x $@
+
+$(ABI_TESTS): Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/abi && \
+	{ echo '#!/bin/sh'; \
+	  echo '# generated by make: the ABI check of the built library'; \
+	  echo "exec bash '$(abs_top_srcdir)/tests/abi/check-symbols.sh' \
+	    --srcdir '$(abs_top_srcdir)' --lib '$(abs_top_builddir)/.libs/libomp-lite.so.0'"; \
+	} > $@ && chmod +x $@
+
+# The same programs on stock libgomp (proof check off), for comparison while developing.
+check-integration-stock: $(INTEG_BINARIES)
+	bash $(srcdir)/tests/integration/run-routes.sh --builddir $(abs_top_builddir) \
+	  --srcdir $(abs_top_srcdir) stock
+.PHONY: check-integration-stock

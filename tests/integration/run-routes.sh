@@ -1,0 +1,375 @@
+#!/bin/bash
+# run-routes.sh: runs the integration tests (OpenMP programs built by the stock gcc, g++ and
+# gfortran -fopenmp) on libomp-lite through the routes users take:
+#   preload  LD_PRELOAD=BUILD/.libs/libomp-lite.so.0 on binaries linked against the system libgomp
+#   ldpath   LD_LIBRARY_PATH=BUILD/omp-lite on the same, unmodified binaries (drop-in libgomp.so.1)
+#   rpath    copies linked at build time with -L BUILD/omp-lite -Wl,-rpath,BUILD/omp-lite
+#   stock    the system-linked binaries on stock libgomp with the proof check off: a development
+#            aid for comparison, not part of make check
+# Each test is a list of cases (one program run each, with its own environment and arguments);
+# a test passes on a route when every case does. Every run has a timeout, so a deadlock fails.
+#
+# usage: run-routes.sh [--builddir DIR] ROUTE [TEST...]   (no TEST: all of them)
+#        run-routes.sh --list
+# make check runs one (test, route) pair per automake test, through the stubs that
+# tests/integration/local.mk generates (tests/integration/TEST.ROUTE).
+# Environment: LITE_TEST_TIMEOUT  seconds per program run (default 60)
+#              LITE_TEST_VERBOSE  1: show the output of passing runs too
+set -u
+
+ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
+threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
+env_bad_values"
+
+builddir=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --builddir) builddir=$2; shift 2 ;;
+        --srcdir) shift 2 ;;  # accepted for symmetry with check-symbols.sh; not needed
+        --list) echo $ALL_TESTS; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) break ;;
+    esac
+done
+[ -n "$builddir" ] || builddir=$(pwd)
+builddir=$(cd "$builddir" && pwd)
+route=${1:-}
+[ $# -gt 0 ] && shift
+case $route in
+    preload|ldpath|rpath|stock) ;;
+    *) echo "run-routes.sh: unknown route '$route' (preload, ldpath, rpath or stock)" >&2; exit 99 ;;
+esac
+tests=${*:-$ALL_TESTS}
+timeout_s=${LITE_TEST_TIMEOUT:-60}
+verbose=${LITE_TEST_VERBOSE:-0}
+lib=$builddir/.libs/libomp-lite.so.0
+
+# The tests define their own OpenMP environment: drop whatever the caller's shell had.
+for v in $(compgen -e); do
+    case $v in OMP_*|GOMP_*|KMP_*|LIBOMP_LITE_*|LITE_CHECK) unset "$v" ;; esac
+done
+unset LD_PRELOAD
+# The processors available to the tests, as the programs should count them.
+LITE_TEST_NPROCS=$(nproc)
+export LITE_TEST_NPROCS
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lite-routes.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+cases_run=0
+cases_failed=0
+CASE_RC=0
+CASE_OUT=$tmp/out
+CASE_ERR=$tmp/err
+CASE_DESC=
+
+indent() { sed 's/^/      | /' "$1"; }
+
+# case_run [VAR=VALUE...] PROGRAM [ARG...]: run one program on the route; sets CASE_RC, CASE_DESC
+# and leaves its output in $CASE_OUT and $CASE_ERR.
+case_run() {
+    local envs=()
+    while [ $# -gt 0 ] && [[ $1 == *=* ]]; do envs+=("$1"); shift; done
+    local prog=$1; shift
+    local bin=$builddir/tests/integration/$prog
+    local route_env=()
+    case $route in
+        preload) route_env=("LD_PRELOAD=$lib" LITE_CHECK=on) ;;
+        ldpath) route_env=("LD_LIBRARY_PATH=$builddir/omp-lite${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                          LITE_CHECK=only) ;;
+        rpath) bin=$builddir/tests/integration/rpath/$prog; route_env=(LITE_CHECK=only) ;;
+        stock) route_env=(LITE_CHECK=stock) ;;
+    esac
+    CASE_DESC="${envs[*]:+${envs[*]} }$prog${*:+ $*}"
+    cases_run=$((cases_run + 1))
+    if [ ! -x "$bin" ]; then
+        echo "missing program $bin (not built?)" > "$CASE_ERR"
+        : > "$CASE_OUT"
+        CASE_RC=99
+        return
+    fi
+    if [ "$route" = preload ] && [ ! -e "$lib" ]; then
+        echo "missing library $lib (not built?)" > "$CASE_ERR"
+        : > "$CASE_OUT"
+        CASE_RC=99
+        return
+    fi
+    timeout -k 5 "$timeout_s" env "${route_env[@]}" "${envs[@]}" "$bin" "$@" \
+        > "$CASE_OUT" 2> "$CASE_ERR" < /dev/null
+    CASE_RC=$?
+}
+
+# Why a run with status rc failed, in words.
+rc_words() {
+    case $1 in
+        124|137) echo "timed out after ${timeout_s} s (deadlock?)" ;;
+        99) echo "could not run" ;;
+        *) if [ "$1" -gt 128 ]; then echo "killed by SIG$(kill -l $(($1 - 128)) 2>/dev/null)"
+           else echo "exit status $1"; fi ;;
+    esac
+}
+
+case_pass() {
+    echo "  ok    $CASE_DESC"
+    if [ "$verbose" = 1 ]; then indent "$CASE_OUT"; indent "$CASE_ERR"; fi
+}
+
+case_fail() {
+    echo "  FAIL  $CASE_DESC: $*"
+    indent "$CASE_OUT"
+    indent "$CASE_ERR"
+    cases_failed=$((cases_failed + 1))
+}
+
+case_skip() {
+    echo "  skip  $*"
+}
+
+# case_ok [VAR=VALUE...] PROGRAM [ARG...]: the program must exit 0.
+case_ok() {
+    case_run "$@"
+    if [ "$CASE_RC" -eq 0 ]; then case_pass; else case_fail "$(rc_words "$CASE_RC")"; fi
+}
+
+lite_route() { [ "$route" != stock ]; }
+
+# ---- the tests: each a list of cases ----
+
+t_parallel_basics() {
+    case_ok parallel_basics
+    case_ok OMP_NUM_THREADS=3 parallel_basics
+    case_ok OMP_NUM_THREADS=5 OMP_DYNAMIC=false parallel_basics
+    # Binding must not change the processor count or the default team size.
+    case_ok OMP_PROC_BIND=true parallel_basics
+    case_ok OMP_PROC_BIND=spread OMP_PLACES=cores parallel_basics
+}
+
+t_nested() {
+    case_ok nested
+    case_ok OMP_NESTED=true nested
+    case_ok OMP_NESTED=false nested
+    case_ok OMP_MAX_ACTIVE_LEVELS=2 nested
+    case_ok OMP_NESTED=true OMP_MAX_ACTIVE_LEVELS=1 nested
+    case_ok OMP_NUM_THREADS=3,2 nested
+    case_ok OMP_DYNAMIC=true nested
+}
+
+t_barrier() {
+    case_ok barrier
+    case_ok OMP_NUM_THREADS=3 barrier
+}
+
+t_single() {
+    case_ok single
+    case_ok OMP_NUM_THREADS=4 single
+}
+
+t_copyprivate() {
+    case_ok copyprivate
+    case_ok OMP_NUM_THREADS=3 copyprivate
+}
+
+t_critical() {
+    case_ok critical
+    case_ok OMP_NUM_THREADS=3 critical
+}
+
+t_atomic() {
+    case_ok atomic
+    case_ok OMP_NUM_THREADS=4 atomic
+}
+
+t_locks() {
+    case_ok locks
+    case_ok OMP_NUM_THREADS=4 locks
+}
+
+t_reduction() {
+    case_ok reduction
+    case_ok OMP_NUM_THREADS=3 reduction
+}
+
+t_threadprivate() {
+    case_ok threadprivate
+    case_ok OMP_NUM_THREADS=4 threadprivate
+}
+
+t_flush_handoff() {
+    case_ok flush_handoff
+    case_ok OMP_NUM_THREADS=4 flush_handoff
+}
+
+t_root_threads() {
+    case_ok root_threads
+}
+
+t_fork() {
+    if lite_route; then
+        case_ok fork
+    else
+        case_skip "fork: stock libgomp hangs in a forked child that starts a team (not fork-safe)"
+    fi
+}
+
+# The same correctness checks with 4, 16 and 64 threads on this machine's 2 processors, through
+# OMP_NUM_THREADS and through the num_threads clause; a few single-construct tests crowded too.
+t_oversub() {
+    local n
+    for n in 4 16 64; do
+        case_ok OMP_NUM_THREADS=$n oversub
+        case_ok oversub $n
+    done
+    case_ok OMP_NUM_THREADS=16 critical
+    case_ok OMP_NUM_THREADS=16 locks
+    case_ok reduction 0 64
+    case_ok copyprivate 0 16
+    case_ok single 0 64
+}
+
+# A barrier-heavy program under both wait policies, with and without oversubscription.
+t_wait_policy() {
+    local p n
+    for p in passive active; do
+        for n in 2 4 16; do
+            case_ok OMP_WAIT_POLICY=$p OMP_NUM_THREADS=$n barrier
+        done
+    done
+}
+
+t_cxx() {
+    case_ok cxx_test
+    case_ok OMP_NUM_THREADS=4 cxx_test
+}
+
+t_fortran() {
+    case_ok fortran_test
+    case_ok OMP_NUM_THREADS=3 fortran_test
+}
+
+# Lines of stderr that are not empty.
+nonempty_lines() { grep -c -v '^[[:space:]]*$' "$1"; }
+
+# The OMP_DISPLAY_ENV blocks on stderr, each as one line with its lines joined by '|'.
+display_blocks() {
+    awk '/^OPENMP DISPLAY ENVIRONMENT BEGIN$/ { on = 1; b = "" }
+         on { b = b $0 "|" }
+         /^OPENMP DISPLAY ENVIRONMENT END$/ && on { print b; on = 0 }' "$1"
+}
+
+# OMP_DISPLAY_ENV prints the block on stderr (libgomp's format), with a line naming libomp-lite
+# inside it; without it, a normal run prints nothing on stderr. On the preload route the stock
+# libgomp is loaded too (the binary needs it) and its constructor prints a block of its own:
+# there, the one block with LIBOMP_LITE_VERSION is checked and one other is allowed.
+t_env_display() {
+    local v
+    for v in true TRUE verbose; do
+        case_run OMP_DISPLAY_ENV=$v OMP_NUM_THREADS=3 env_probe
+        local problem='' blocks block nblocks nlite
+        if [ "$CASE_RC" -ne 0 ]; then
+            problem=$(rc_words "$CASE_RC")
+        else
+            blocks=$(display_blocks "$CASE_ERR")
+            nblocks=$(grep -c . <<< "$blocks")
+            nlite=$(grep -c "|  LIBOMP_LITE_VERSION = '" <<< "$blocks")
+            if lite_route; then
+                block=$(grep "|  LIBOMP_LITE_VERSION = '" <<< "$blocks" | head -1)
+            else
+                block=$(head -1 <<< "$blocks")
+            fi
+            if [ "$nblocks" -eq 0 ]; then
+                problem="no OPENMP DISPLAY ENVIRONMENT BEGIN ... END block on stderr"
+            elif lite_route && [ "$nlite" -ne 1 ]; then
+                problem="$nlite blocks with a LIBOMP_LITE_VERSION = '...' line, expected one"
+            elif [ "$nblocks" -gt 1 ] && [ "$route" != preload ]; then
+                problem="$nblocks blocks on stderr, expected one"
+            elif [ "$nblocks" -gt 2 ]; then
+                problem="$nblocks blocks on stderr, expected libomp-lite's and stock libgomp's"
+            elif ! grep -q "|  _OPENMP = '[0-9]*'|" <<< "$block"; then
+                problem="no _OPENMP = '...' line in the block"
+            elif ! grep -q "|  OMP_NUM_THREADS = '3'|" <<< "$block"; then
+                problem="no OMP_NUM_THREADS = '3' line in the block"
+            elif ! grep -q "|  OMP_DYNAMIC = 'FALSE'|" <<< "$block"; then
+                problem="no OMP_DYNAMIC = 'FALSE' line in the block"
+            fi
+        fi
+        if [ -z "$problem" ]; then case_pass; else case_fail "$problem"; fi
+    done
+    for v in "" OMP_DISPLAY_ENV=false; do
+        case_run $v env_probe
+        if [ "$CASE_RC" -ne 0 ]; then
+            case_fail "$(rc_words "$CASE_RC")"
+        elif [ -s "$CASE_ERR" ]; then
+            case_fail "a normal run wrote on stderr"
+        else
+            case_pass
+        fi
+    done
+}
+
+# A malformed or absurd value: the program runs correctly and stderr carries exactly one
+# non-empty line, which names the variable. The cases marked lite-only are libomp-lite
+# requirements that stock libgomp does not meet (it tries to start 100000 threads, or aborts).
+# On the preload route the stock libgomp is loaded too and its constructor warns as well: its
+# lines ("libgomp: ...") are left out there.
+t_env_bad_values() {
+    while read -r scope assignment args; do
+        [ -n "$scope" ] || continue
+        if [ "$scope" = lite-only ] && ! lite_route; then
+            case_skip "$assignment env_probe: stock libgomp does not handle this value"
+            continue
+        fi
+        local var=${assignment%%=*}
+        case_run "$assignment" env_probe $args
+        if [ "$route" = preload ]; then
+            grep -v '^libgomp: ' "$CASE_ERR" > "$CASE_ERR.lite"
+            mv "$CASE_ERR.lite" "$CASE_ERR"
+        fi
+        if [ "$CASE_RC" -ne 0 ]; then
+            case_fail "$(rc_words "$CASE_RC")"
+        elif [ "$(nonempty_lines "$CASE_ERR")" -ne 1 ]; then
+            case_fail "expected exactly one warning line on stderr, got $(nonempty_lines "$CASE_ERR")"
+        elif ! grep -q "$var" "$CASE_ERR"; then
+            case_fail "the warning does not name $var"
+        else
+            case_pass
+        fi
+    done <<'EOF'
+all OMP_NUM_THREADS=abc --default-max
+all OMP_NUM_THREADS= --default-max
+all OMP_NUM_THREADS=-3 --default-max
+all OMP_NUM_THREADS=0 --default-max
+all OMP_NUM_THREADS=4x --default-max
+all OMP_NUM_THREADS=4,abc
+lite-only OMP_NUM_THREADS=100000 --any-team
+lite-only OMP_NUM_THREADS=3000000000 --any-team
+all OMP_DYNAMIC=maybe --default-max
+all OMP_NESTED=perhaps --default-max
+all OMP_MAX_ACTIVE_LEVELS=abc --default-max
+all OMP_SCHEDULE=bogus --default-max
+all OMP_WAIT_POLICY=sometimes --default-max
+all OMP_STACKSIZE=huge --default-max
+all OMP_THREAD_LIMIT=abc --default-max
+all OMP_PROC_BIND=sideways --default-max
+all GOMP_SPINCOUNT=abc --default-max
+EOF
+}
+
+# ---- main ----
+overall=0
+for t in $tests; do
+    if ! declare -F "t_$t" > /dev/null; then
+        echo "run-routes.sh: unknown test '$t' (--list shows them)" >&2
+        exit 99
+    fi
+    cases_run=0
+    cases_failed=0
+    echo "$t [$route]:"
+    "t_$t"
+    if [ "$cases_failed" -eq 0 ]; then
+        echo "PASS: $t [$route] ($cases_run runs)"
+    else
+        echo "FAIL: $t [$route] ($cases_failed of $cases_run runs failed)"
+        overall=1
+    fi
+done
+exit $overall
