@@ -25,18 +25,32 @@ void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t g
   arrive(pool, &slot->done, gen);
 }
 
-/* The leader waits for one member: poll within the wait budget, then park on join_word. */
-static void wait_for_member(struct lite_pool *pool, _Atomic uint32_t *arrive, uint32_t epoch)
+/* Whether member i counts as arrived at barrier epoch. In a cancelled region a member may have
+   gone straight to the end of the region: one that finished it counts as arrived, so that the
+   members left behind in a barrier are not waiting for it forever (OpenMP lets a worksharing
+   construct be met by only some threads once the region is cancelled). */
+static bool member_arrived(struct lite_pool *pool, unsigned i, uint32_t epoch)
+{
+  struct lite_slot *slot = pool->slots[i];
+  if (atomic_load_explicit(&slot->arrive, memory_order_acquire) == epoch)
+    return true;
+  return atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed) &&
+         atomic_load_explicit(&slot->done, memory_order_acquire) ==
+             atomic_load_explicit(&pool->gen, memory_order_relaxed);
+}
+
+/* The leader waits for member i: poll within the wait budget, then park on join_word. */
+static void wait_for_member(struct lite_pool *pool, unsigned i, uint32_t epoch)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
-  while (atomic_load_explicit(arrive, memory_order_acquire) != epoch) {
+  while (!member_arrived(pool, i, epoch)) {
     if (lite_waiter_poll(&w))
       continue;
     lite_park_begin(&pool->join_sleepers);
     for (;;) {
       uint32_t seen = atomic_load(&pool->join_word);
-      if (atomic_load(arrive) == epoch)
+      if (member_arrived(pool, i, epoch))
         break;
       lite_futex_wait(&pool->join_word, seen);
     }
@@ -47,20 +61,84 @@ static void wait_for_member(struct lite_pool *pool, _Atomic uint32_t *arrive, ui
 
 void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch)
 {
-  for (unsigned i = 1; i < nthreads; i++) {
-    _Atomic uint32_t *word = &pool->slots[i]->arrive;
-    if (atomic_load_explicit(word, memory_order_acquire) != epoch)
-      wait_for_member(pool, word, epoch);
-  }
+  for (unsigned i = 1; i < nthreads; i++)
+    if (atomic_load_explicit(&pool->slots[i]->arrive, memory_order_acquire) != epoch)
+      wait_for_member(pool, i, epoch);
   atomic_thread_fence(memory_order_acquire);
+}
+
+/* Publishes a barrier's release, keeping the cancellation bit if it is set. */
+static void release(struct lite_pool *pool, uint32_t epoch)
+{
+  uint32_t old = atomic_load(&pool->release);
+  while (!atomic_compare_exchange_weak(&pool->release, &old,
+                                       epoch | (old & LITE_RELEASE_CANCELLED)))
+    ;
+  if (atomic_load(&pool->release_sleepers) != 0)
+    lite_futex_wake(&pool->release, INT32_MAX);
+}
+
+/* A member waits for the leader's release of epoch (the cancellation bit aside). */
+static void wait_for_release(struct lite_pool *pool, uint32_t epoch)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  for (;;) {
+    uint32_t seen = atomic_load_explicit(&pool->release, memory_order_acquire);
+    if ((seen & LITE_EPOCH_MASK) == epoch)
+      return;
+    if (lite_waiter_poll(&w))
+      continue;
+    lite_park_begin(&pool->release_sleepers);
+    if (atomic_load(&pool->release) == seen)
+      lite_futex_wait(&pool->release, seen);
+    lite_park_end(&pool->release_sleepers);
+    lite_waiter_init(&w);
+  }
+}
+
+/* The leader's end of a cancelled region: members still in a barrier of the region are
+   released once every member that has not finished is waiting in that same barrier. */
+static bool release_stragglers(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
+{
+  uint32_t epoch = 0;
+  bool waiting = false;
+  for (unsigned i = 1; i < nthreads; i++) {
+    struct lite_slot *slot = pool->slots[i];
+    if (atomic_load(&slot->done) == gen)
+      continue;
+    uint32_t arrived = atomic_load(&slot->arrive);
+    if ((atomic_load(&pool->release) & LITE_EPOCH_MASK) == arrived)
+      return false; /* running: it passed its last barrier */
+    if (waiting && arrived != epoch)
+      return false;
+    epoch = arrived;
+    waiting = true;
+  }
+  if (waiting)
+    release(pool, epoch);
+  return waiting;
 }
 
 void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
 {
   for (unsigned i = 1; i < nthreads; i++) {
     _Atomic uint32_t *word = &pool->slots[i]->done;
-    if (atomic_load_explicit(word, memory_order_acquire) != gen)
-      wait_for_member(pool, word, gen);
+    struct lite_waiter w;
+    lite_waiter_init(&w);
+    while (atomic_load_explicit(word, memory_order_acquire) != gen) {
+      if (lite_unlikely(atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed)) &&
+          release_stragglers(pool, nthreads, gen))
+        lite_waiter_init(&w);
+      if (lite_waiter_poll(&w))
+        continue;
+      lite_park_begin(&pool->join_sleepers);
+      uint32_t seen = atomic_load(&pool->join_word);
+      if (atomic_load(word) != gen && !atomic_load(&pool->team->cancelled))
+        lite_futex_wait(&pool->join_word, seen);
+      lite_park_end(&pool->join_sleepers);
+      lite_waiter_init(&w);
+    }
   }
   atomic_thread_fence(memory_order_acquire);
 }
@@ -74,10 +152,10 @@ void lite_barrier_wait(struct lite_thread *thr)
   uint32_t epoch = ++thr->bar_epoch & LITE_EPOCH_MASK;
   if (thr->id == 0) {
     lite_barrier_gather(pool, team->nthreads, epoch);
-    lite_store_and_wake(&pool->release, epoch, &pool->release_sleepers);
+    release(pool, epoch);
   } else {
     lite_barrier_arrive(pool, pool->slots[thr->id], epoch);
-    lite_wait_until_equal(&pool->release, epoch, &pool->release_sleepers);
+    wait_for_release(pool, epoch);
   }
 }
 
@@ -88,22 +166,21 @@ void GOMP_barrier(void)
 
 /* ----------------------------------------------------------------------- cancellable barrier */
 
-/* Waits for one member's arrival, or for the region's cancellation. */
+/* Waits for every member's arrival, or for the region's cancellation. */
 static bool gather_or_cancel(struct lite_pool *pool, struct lite_team *team, unsigned nthreads,
                              uint32_t epoch)
 {
   for (unsigned i = 1; i < nthreads; i++) {
-    _Atomic uint32_t *word = &pool->slots[i]->arrive;
     struct lite_waiter w;
     lite_waiter_init(&w);
-    while (atomic_load_explicit(word, memory_order_acquire) != epoch) {
+    while (!member_arrived(pool, i, epoch)) {
       if (atomic_load(&team->cancelled))
         return true;
       if (lite_waiter_poll(&w))
         continue;
       lite_park_begin(&pool->join_sleepers);
       uint32_t seen = atomic_load(&pool->join_word);
-      if (atomic_load(word) != epoch && !atomic_load(&team->cancelled))
+      if (!member_arrived(pool, i, epoch) && !atomic_load(&team->cancelled))
         lite_futex_wait(&pool->join_word, seen);
       lite_park_end(&pool->join_sleepers);
       lite_waiter_init(&w);
@@ -122,14 +199,8 @@ bool lite_barrier_wait_cancel(struct lite_thread *thr)
   if (thr->id == 0) {
     if (gather_or_cancel(pool, team, team->nthreads, epoch))
       return true;
-    /* Release, keeping a cancellation flag set meanwhile. */
-    uint32_t old = atomic_load(&pool->release);
-    while (!atomic_compare_exchange_weak(&pool->release, &old,
-                                         epoch | (old & LITE_RELEASE_CANCELLED)))
-      ;
-    if (atomic_load(&pool->release_sleepers) != 0)
-      lite_futex_wake(&pool->release, INT32_MAX);
-    return (old & LITE_RELEASE_CANCELLED) != 0;
+    release(pool, epoch);
+    return atomic_load(&team->cancelled);
   }
   lite_barrier_arrive(pool, pool->slots[thr->id], epoch);
   struct lite_waiter w;

@@ -201,6 +201,8 @@ void lite_team_join(struct lite_thread *thr);
 void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads);
 void lite_team_leave_serial(struct lite_thread *thr);
 
+/* In a fork() child: no other thread of the parent is in a team any more. */
+void lite_team_after_fork(void);
 /* Stops a pool's workers and frees it; the pool must be idle. */
 void lite_pool_shutdown(struct lite_pool *pool);
 /* Releases everything thr leads (its pools), when thr exits. */

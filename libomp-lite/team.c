@@ -54,6 +54,8 @@ static void warn_clamped_once(unsigned requested)
 /* Threads of the contention group in teams right now, counted only when OMP_THREAD_LIMIT is set. */
 static _Atomic unsigned threads_in_teams = 1;
 
+void lite_team_after_fork(void) { atomic_store(&threads_in_teams, 1); }
+
 unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads)
 {
   unsigned active = thr->team != NULL ? thr->team->active_level : 0;

@@ -75,8 +75,9 @@ int omp_pause_resource(omp_pause_resource_t kind, int device_num)
   (void)kind; /* soft and hard both free the workers; libgomp accepts any kind as well */
   if (device_num != omp_get_initial_device())
     return -1;
+  /* Like libgomp: only outside every parallel region, active or not. */
   struct lite_thread *thr = lite_self();
-  if (omp_in_parallel())
+  if (thr->team != NULL)
     return -1;
   lite_thread_release(thr);
   return 0;
