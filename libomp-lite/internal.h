@@ -319,6 +319,7 @@ enum lite_wait_mode { LITE_WAIT_SPIN, LITE_WAIT_YIELD, LITE_WAIT_PARK };
 /* One wait's budget. Use: lite_waiter_init(&w); while (!ready) if (!lite_waiter_poll(&w)) park. */
 struct lite_waiter {
   uint64_t start_ns;
+  uint64_t last_ns;   /* the previous clock reading, to notice that the waiter was preempted */
   unsigned polls;
   enum lite_wait_mode mode;
 };
