@@ -9,8 +9,14 @@ static bool is_cancelled(struct lite_thread *thr, int which)
 {
   if (thr->team != NULL && atomic_load(&thr->team->cancelled))
     return true;
-  if (which & (CANCEL_LOOP | CANCEL_SECTIONS))
-    return thr->ws != NULL && atomic_load(&thr->ws->cancelled);
+  if (which & (CANCEL_LOOP | CANCEL_SECTIONS)) {
+    if (thr->ws != NULL)
+      return atomic_load(&thr->ws->cancelled);
+    /* A static loop gcc splits inline has no entry: the team word names the loop by the epoch
+       of the barrier that ends it. */
+    return thr->team != NULL && thr->team->pool != NULL &&
+           atomic_load(&thr->team->static_cancel) == thr->bar_epoch + 1;
+  }
   return false;
 }
 
@@ -35,6 +41,8 @@ bool GOMP_cancel(int which, bool do_cancel)
   if (which & (CANCEL_LOOP | CANCEL_SECTIONS)) {
     if (thr->ws != NULL)
       atomic_store(&thr->ws->cancelled, true);
+    else if (thr->team != NULL && thr->team->pool != NULL)
+      atomic_store(&thr->team->static_cancel, thr->bar_epoch + 1);
     return true;
   }
   return false; /* taskgroup: no taskgroup can exist without tasks */

@@ -80,6 +80,8 @@ struct lite_thread {
   unsigned single_count;    /* single constructs this thread has met (ticket numbering) */
   unsigned ws_count;        /* worksharing constructs this thread has met (ring numbering) */
   struct lite_ws *ws;       /* the worksharing construct it is in, if any */
+  struct lite_ws *timed_ws; /* the measured loop it is in, and when it took its first chunk */
+  uint64_t timed_start_ns;
   uint64_t chunk_lo;        /* its current chunk [chunk_lo, chunk_hi) of an ordered loop */
   uint64_t chunk_hi;
   struct lite_icv icv;      /* the current implicit task's ICVs */
@@ -111,6 +113,8 @@ struct lite_team {
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
   void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
   _Atomic bool cancelled;      /* the parallel region was cancelled */
+  _Atomic uint32_t static_cancel; /* a loop gcc split inline (no ws) was cancelled: the epoch
+                                     of the barrier that ends it, + 1 */
   struct lite_ws *ring;        /* worksharing constructs in flight (work.c) */
   unsigned ring_mask;          /* ring has ring_mask + 1 entries */
 };
@@ -255,7 +259,8 @@ struct lite_ws {
   unsigned ranges_cap;
   struct lite_site *site;               /* call-site statistics (sched/site.c) */
   uint64_t start_ns;                    /* when the loop started, if this run is measured */
-  _Atomic uint64_t first_done_ns, last_done_ns;
+  _Atomic uint64_t last_done_ns;        /* measured runs: when the last member finished */
+  _Atomic uint64_t min_busy_ns, max_busy_ns; /* and the members' own busy times */
   _Atomic uint64_t stolen;              /* chunks taken from other members */
   _Atomic unsigned finished;            /* members done, when the run is measured */
 

@@ -25,9 +25,8 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads,
     return false;
   struct lite_thread *thr = lite_self();
   unsigned n = lite_team_size_for(thr, num_threads);
-  struct lite_ws probe;
-  lite_iter_init_long(&probe, loop->start, loop->end, loop->incr);
-  if (n < 2 || !lite_site_is_tiny(loop->req.site, n, probe.count))
+  if (n < 2 ||
+      !lite_site_is_tiny(loop->req.site, n, lite_iter_count_long(loop->start, loop->end, loop->incr)))
     return false;
   struct lite_team team;
   lite_team_enter_serial(thr, &team, n);

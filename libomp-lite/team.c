@@ -390,6 +390,11 @@ void lite_team_join(struct lite_thread *thr)
   }
   pool->epoch = epoch;
   pool->ws_base = ws_count;
+  /* A cancelled region: members that jumped to its end skipped worksharing constructs others
+     entered, so those entries still count them as inside. Everyone has left now. */
+  if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed)))
+    for (unsigned k = 0; k < LITE_WS_RING; k++)
+      atomic_store_explicit(&pool->ring[k].left, 0, memory_order_relaxed);
   pool->busy = false;
   if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
     atomic_fetch_sub(&threads_in_teams, team->nthreads - 1);

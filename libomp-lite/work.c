@@ -162,7 +162,7 @@ void lite_loop_finish(struct lite_thread *thr)
     return;
   lite_ordered_pass_turn(thr, ws);
   if (ws->site != NULL && (ws->start_ns != 0 || lite_env.loop_stats)) {
-    lite_site_member_done(ws);
+    lite_site_member_done(thr, ws);
     /* The last member to finish records the run, before anyone can free the entry. In a
        combined loop run by thread 0 alone (no workers), thread 0 is the only member. */
     unsigned members = thr->team != NULL && thr->team->pool == NULL ? 1 : ws->nthreads;

@@ -16,17 +16,21 @@ static uint64_t trip_count(uint64_t distance, uint64_t step)
   return distance / step + (distance % step != 0);
 }
 
+uint64_t lite_iter_count_long(long start, long end, long incr)
+{
+  if (incr > 0)
+    return start < end ? trip_count((uint64_t)end - (uint64_t)start, (uint64_t)incr) : 0;
+  if (incr < 0)
+    return start > end ? trip_count((uint64_t)start - (uint64_t)end, -(uint64_t)incr) : 0;
+  return 0; /* a zero increment is not a valid OpenMP loop */
+}
+
 void lite_iter_init_long(struct lite_ws *ws, long start, long end, long incr)
 {
   ws->start = (uint64_t)start;
   ws->incr = (uint64_t)incr;
   ws->end = (uint64_t)end;
-  if (incr > 0)
-    ws->count = start < end ? trip_count((uint64_t)end - (uint64_t)start, (uint64_t)incr) : 0;
-  else if (incr < 0)
-    ws->count = start > end ? trip_count((uint64_t)start - (uint64_t)end, -(uint64_t)incr) : 0;
-  else
-    ws->count = 0; /* a zero increment is not a valid OpenMP loop */
+  ws->count = lite_iter_count_long(start, end, incr);
 }
 
 void lite_iter_init_ull(struct lite_ws *ws, bool up, unsigned long long start,
@@ -252,6 +256,8 @@ bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, 
     ordered_pass_turn(thr, ws);
   if (lite_unlikely(atomic_load_explicit(&ws->cancelled, memory_order_relaxed)))
     return false;
+  if (lite_unlikely(ws->start_ns != 0) && thr->timed_ws != ws)
+    lite_site_member_started(thr, ws);
   unsigned id = thr->team != NULL ? thr->id : 0;
   bool got;
   switch (ws->handout) {

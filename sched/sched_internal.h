@@ -29,7 +29,9 @@ struct lite_loop_request {
 void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_request *req,
                                 bool maybe_nonmonotonic);
 
-/* Normalise a loop into ws: count, start, incr, end. Returns false if it has no iterations. */
+/* The trip count of a long loop. */
+uint64_t lite_iter_count_long(long start, long end, long incr);
+/* Normalise a loop into ws: count, start, incr, end. */
 void lite_iter_init_long(struct lite_ws *ws, long start, long end, long incr);
 void lite_iter_init_ull(struct lite_ws *ws, bool up, unsigned long long start,
                         unsigned long long end, unsigned long long incr);
@@ -65,7 +67,8 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
 void lite_site_plan(struct lite_ws *ws, void *site);
 /* True if a loop of count iterations at this site, with this team size, is too small to share. */
 bool lite_site_is_tiny(void *site, unsigned nthreads, uint64_t count);
-void lite_site_member_done(struct lite_ws *ws);
+void lite_site_member_started(struct lite_thread *thr, struct lite_ws *ws);
+void lite_site_member_done(struct lite_thread *thr, struct lite_ws *ws);
 void lite_site_loop_done(struct lite_ws *ws);
 
 #endif

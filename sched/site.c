@@ -1,15 +1,19 @@
-/* Per-call-site statistics: does this nonmonotonic loop steal?
+/* Per-call-site statistics: does this nonmonotonic loop steal, is it too small to share?
 
-   Keyed by the call site (the return address of the GOMP_loop_*_start call), the team size and
-   the trip count. A site's first run steals and is timed; afterwards one run in SAMPLE_EVERY is
-   timed (two clock reads per member, ~40 ns), so steady loops pay almost nothing. A run that
-   took longer than LONG_LOOP_NS steals from then on: stealing costs an uncontended lock per chunk,
-   noise next to the work. A short run decides on balance: measured without stealing, it keeps
-   not stealing unless the members finished more than a quarter of the run apart; measured with
-   stealing, the next run is a probe without it. A site found imbalanced keeps stealing for
-   HOLD_IMBALANCED runs before it is probed again. A run so short that sharing it cannot pay
-   (TINY_LOOP_NS) makes the site's later runs go whole to the first member that asks; a combined
-   parallel loop at such a site then runs on the calling thread without waking the team. */
+   Keyed by the call site (the return address of the GOMP_loop_*_start call, or the outlined
+   function of a combined parallel loop), the team size and the trip count. A site's first run
+   steals and is timed; afterwards one run in SAMPLE_EVERY is timed (two clock reads per member,
+   ~40 ns), so steady loops pay almost nothing. "Long" and "imbalanced" are judged from each
+   member's busy time (its first chunk to its end), so that a member slow to wake up does not make
+   a balanced loop look uneven.
+   - A run whose busiest member worked longer than LONG_LOOP_NS steals from then on: stealing
+     costs an uncontended lock per chunk, noise next to the work.
+   - A short run measured without stealing keeps not stealing unless the members' busy times
+     differ by more than a quarter; measured with stealing, the next run is a probe without it.
+     A site found imbalanced keeps stealing for HOLD_IMBALANCED runs before it is probed again.
+   - A run so short that sharing it cannot pay (TINY_LOOP_NS, wall clock) makes the site's later
+     runs go whole to the first member that asks; a combined parallel loop at such a site then
+     runs on the calling thread without waking the team. */
 #include "sched_internal.h"
 
 #include <stdio.h>
@@ -93,8 +97,9 @@ void lite_site_plan(struct lite_ws *ws, void *key)
 
   ws->site = site;
   ws->start_ns = measure ? lite_now_ns() : 0;
-  atomic_store_explicit(&ws->first_done_ns, UINT64_MAX, memory_order_relaxed);
   atomic_store_explicit(&ws->last_done_ns, 0, memory_order_relaxed);
+  atomic_store_explicit(&ws->min_busy_ns, UINT64_MAX, memory_order_relaxed);
+  atomic_store_explicit(&ws->max_busy_ns, 0, memory_order_relaxed);
 }
 
 bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
@@ -109,17 +114,38 @@ bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
   return tiny;
 }
 
-void lite_site_member_done(struct lite_ws *ws)
+static void store_min(_Atomic uint64_t *word, uint64_t value)
+{
+  uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
+  while (value < seen && !atomic_compare_exchange_weak(word, &seen, value))
+    ;
+}
+
+static void store_max(_Atomic uint64_t *word, uint64_t value)
+{
+  uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
+  while (value > seen && !atomic_compare_exchange_weak(word, &seen, value))
+    ;
+}
+
+void lite_site_member_started(struct lite_thread *thr, struct lite_ws *ws)
+{
+  thr->timed_ws = ws;
+  thr->timed_start_ns = lite_now_ns();
+}
+
+/* A member's busy time runs from its first chunk to its end, so that a member that was slow to
+   wake up (or was descheduled before it started) does not make a balanced loop look uneven. */
+void lite_site_member_done(struct lite_thread *thr, struct lite_ws *ws)
 {
   if (ws->start_ns == 0)
     return;
   uint64_t now = lite_now_ns();
-  uint64_t seen = atomic_load_explicit(&ws->first_done_ns, memory_order_relaxed);
-  while (now < seen && !atomic_compare_exchange_weak(&ws->first_done_ns, &seen, now))
-    ;
-  seen = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
-  while (now > seen && !atomic_compare_exchange_weak(&ws->last_done_ns, &seen, now))
-    ;
+  uint64_t busy = thr->timed_ws == ws && now > thr->timed_start_ns ? now - thr->timed_start_ns : 0;
+  thr->timed_ws = NULL;
+  store_max(&ws->last_done_ns, now);
+  store_min(&ws->min_busy_ns, busy);
+  store_max(&ws->max_busy_ns, busy);
 }
 
 void lite_site_loop_done(struct lite_ws *ws)
@@ -132,20 +158,21 @@ void lite_site_loop_done(struct lite_ws *ws)
   site->steals += stolen;
   if (ws->start_ns != 0 && site->count == ws->count && site->nthreads == ws->nthreads) {
     uint64_t last = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
-    uint64_t first = atomic_load_explicit(&ws->first_done_ns, memory_order_relaxed);
     uint64_t run = last > ws->start_ns ? last - ws->start_ns : 0;
-    uint64_t spread = last > first ? last - first : 0;
+    uint64_t busiest = atomic_load_explicit(&ws->max_busy_ns, memory_order_relaxed);
+    uint64_t idlest = atomic_load_explicit(&ws->min_busy_ns, memory_order_relaxed);
+    uint64_t spread = busiest > idlest ? busiest - idlest : 0;
     if (ws->handout == LITE_HANDOUT_WHOLE) {
       site->whole = run < 2 * TINY_LOOP_NS;
       site->hold = SAMPLE_EVERY;
     } else if (run < TINY_LOOP_NS && !ws->steal) {
       site->whole = true;
       site->hold = SAMPLE_EVERY;
-    } else if (run > LONG_LOOP_NS) {
+    } else if (busiest > LONG_LOOP_NS) {
       site->steal = true;
       site->hold = SAMPLE_EVERY;
     } else if (!ws->steal) {
-      bool imbalanced = spread > MIN_IMBALANCE_NS && spread * 4 > run;
+      bool imbalanced = spread > MIN_IMBALANCE_NS && spread * 4 > busiest;
       site->steal = imbalanced;
       site->hold = imbalanced ? HOLD_IMBALANCED : SAMPLE_EVERY;
     } else {

@@ -37,6 +37,7 @@ static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned
   uint32_t ticket = atomic_load_explicit(&ws->ticket, memory_order_relaxed);
   if (range->tag != ticket) {
     range->tag = ticket;
+    range->next_chunk = 0; /* OWN: 1 once its member took the loop's final chunk */
     lite_static_block(ws->count, ws->nthreads, id, &range->lo, &range->hi);
   }
 }
@@ -97,10 +98,17 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
   for (;;) {
     range_lock(mine);
     range_prepare(ws, mine, id);
-    bool got = take_front(ws, mine, lo, hi);
+    /* gcc's lastprivate code lets the member whose iteration variable ends past the loop's end
+       copy out: the member that ran the final chunk must take no other chunk after it. */
+    bool got = mine->next_chunk == 0 && take_front(ws, mine, lo, hi);
+    if (got && *hi == ws->count)
+      mine->next_chunk = 1;
+    bool finished_last = mine->next_chunk != 0;
     range_unlock(mine);
     if (got)
       return true;
+    if (finished_last)
+      return false;
     /* Nearest first: id+1, id-1, id+2, id-2, ... */
     unsigned n = ws->nthreads;
     bool stole = false;

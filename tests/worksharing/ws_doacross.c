@@ -1,0 +1,393 @@
+/* Doacross loops: ordered(n) with depend(sink: ...) and depend(source). Each loop computes a
+   recurrence that reads the values its sinks name, and the result is compared with the same
+   recurrence computed sequentially (a value read before its source posted would be the
+   sentinel, and the comparison would fail). Shapes: ordered(1) with sink i-1, with sinks i-1
+   and i-3 (the latter outside the iteration space for the first iterations), step 2, counting
+   down; ordered(2) wavefronts with sinks (i-1,j) and (i,j-1), and with (i-1,j+1) (outside the
+   space at the last column); ordered(3); collapse(2) ordered(2); unsigned long long; under
+   static (default), static with chunks, dynamic, dynamic with chunks, guided and runtime
+   schedules; in a region, nested in another, outside any region.
+
+   Entry points (gcc 12, objdump): GOMP_loop_doacross_{static,dynamic,guided,runtime}_start,
+   GOMP_loop_{static,dynamic,guided,runtime}_next, GOMP_doacross_post, GOMP_doacross_wait; the
+   unsigned long long loops with variable bounds -> GOMP_loop_ull_doacross_*_start,
+   GOMP_loop_ull_*_next, GOMP_doacross_ull_post, GOMP_doacross_ull_wait; GOMP_loop_end.
+   (Stock libgomp 12 busy-waits in GOMP_doacross_wait: at 16 threads on 2 CPUs this program
+   takes minutes there.)
+
+   usage: ws_doacross */
+#include "ws_test.h"
+
+#define SENTINEL 0xdeadbeefu
+#define N1 600
+#define NI 40
+#define NJ 37
+#define NK 6
+
+static unsigned a1[N1];
+static unsigned a2[NI][NJ];
+static unsigned a3[8][9][NK];
+static int bad_read; /* a sink was passed before its source posted */
+
+static unsigned rd(unsigned v)
+{
+    if (v == SENTINEL)
+        bad_read = 1;
+    return v;
+}
+
+static unsigned mix(unsigned x, long i) { return x * 2654435761u + (unsigned)i * 40503u + 1u; }
+
+#define DOACROSS_FNS(sfx, ...)                                                                     \
+    /* a[i] = mix(a[i-1], i) */                                                                    \
+    static void d1_##sfx(long n)                                                                   \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(1) __VA_ARGS__)                                                  \
+        for (long i = 0; i < n; i++) {                                                             \
+            WS_PRAGMA(omp ordered depend(sink: i - 1))                                             \
+            a1[i] = mix(i > 0 ? rd(a1[i - 1]) : 7u, i);                                            \
+            WS_PRAGMA(omp ordered depend(source))                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    /* a[i] = mix(a[i-1] + a[i-3], i): i-3 lies outside the space for i < 3 */                     \
+    static void d1b_##sfx(long n)                                                                  \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(1) __VA_ARGS__)                                                  \
+        for (long i = 0; i < n; i++) {                                                             \
+            if (i % 5 == 2)                                                                        \
+                ws_work(400);                                                                      \
+            WS_PRAGMA(omp ordered depend(sink: i - 1) depend(sink: i - 3))                         \
+            a1[i] = mix((i > 0 ? rd(a1[i - 1]) : 7u) + (i > 2 ? rd(a1[i - 3]) : 5u), i);           \
+            WS_PRAGMA(omp ordered depend(source))                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    /* step 2: i = 1, 3, 5, ...; the sink i - 2 is the previous iteration */                       \
+    static void d1s_##sfx(long n)                                                                  \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(1) __VA_ARGS__)                                                  \
+        for (long i = 1; i < 2 * n; i += 2) {                                                      \
+            WS_PRAGMA(omp ordered depend(sink: i - 2))                                             \
+            a1[i / 2] = mix(i > 1 ? rd(a1[i / 2 - 1]) : 7u, i / 2);                                \
+            WS_PRAGMA(omp ordered depend(source))                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    /* counting down: the sink i + 1 is the previous iteration */                                  \
+    static void d1d_##sfx(long n)                                                                  \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(1) __VA_ARGS__)                                                  \
+        for (long i = n - 1; i >= 0; i--) {                                                        \
+            WS_PRAGMA(omp ordered depend(sink: i + 1))                                             \
+            a1[n - 1 - i] = mix(i < n - 1 ? rd(a1[n - 2 - i]) : 7u, n - 1 - i);                    \
+            WS_PRAGMA(omp ordered depend(source))                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    /* 2D wavefront: a[i][j] = mix(a[i-1][j] + a[i][j-1]) */                                       \
+    static void d2_##sfx(long ni, long nj)                                                         \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(2) __VA_ARGS__)                                                  \
+        for (long i = 0; i < ni; i++)                                                              \
+            for (long j = 0; j < nj; j++) {                                                        \
+                WS_PRAGMA(omp ordered depend(sink: i - 1, j) depend(sink: i, j - 1))               \
+                a2[i][j] = mix((i > 0 ? rd(a2[i - 1][j]) : 3u) + (j > 0 ? rd(a2[i][j - 1]) : 1u),  \
+                               i * 100 + j);                                                       \
+                WS_PRAGMA(omp ordered depend(source))                                              \
+            }                                                                                      \
+    }                                                                                              \
+    /* sinks (i-1, j+1) and (i, j-1): at the last column j+1 is outside the space */               \
+    static void d2b_##sfx(long ni, long nj)                                                        \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(2) __VA_ARGS__)                                                  \
+        for (long i = 0; i < ni; i++)                                                              \
+            for (long j = 0; j < nj; j++) {                                                        \
+                WS_PRAGMA(omp ordered depend(sink: i - 1, j + 1) depend(sink: i, j - 1))           \
+                a2[i][j] = mix((i > 0 && j + 1 < nj ? rd(a2[i - 1][j + 1]) : 3u) +                 \
+                               (j > 0 ? rd(a2[i][j - 1]) : 1u), i * 100 + j);                      \
+                WS_PRAGMA(omp ordered depend(source))                                              \
+            }                                                                                      \
+    }                                                                                              \
+    static void d3_##sfx(long ni, long nj, long nk)                                                \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(3) __VA_ARGS__)                                                  \
+        for (long i = 0; i < ni; i++)                                                              \
+            for (long j = 0; j < nj; j++)                                                          \
+                for (long k = 0; k < nk; k++) {                                                    \
+                    WS_PRAGMA(omp ordered depend(sink: i - 1, j, k) depend(sink: i, j - 1, k)      \
+                              depend(sink: i, j, k - 1))                                           \
+                    a3[i][j][k] = mix((i > 0 ? rd(a3[i - 1][j][k]) : 1u) +                         \
+                                      (j > 0 ? rd(a3[i][j - 1][k]) : 2u) +                         \
+                                      (k > 0 ? rd(a3[i][j][k - 1]) : 3u), i * 10000 + j * 100 + k);\
+                    WS_PRAGMA(omp ordered depend(source))                                          \
+                }                                                                                  \
+    }                                                                                              \
+    /* collapse(2) ordered(2): both loops are shared out as one */                                 \
+    static void d2c_##sfx(long ni, long nj)                                                        \
+    {                                                                                              \
+        WS_PRAGMA(omp for collapse(2) ordered(2) __VA_ARGS__)                                      \
+        for (long i = 0; i < ni; i++)                                                              \
+            for (long j = 0; j < nj; j++) {                                                        \
+                WS_PRAGMA(omp ordered depend(sink: i - 1, j) depend(sink: i, j - 1))               \
+                a2[i][j] = mix((i > 0 ? rd(a2[i - 1][j]) : 3u) + (j > 0 ? rd(a2[i][j - 1]) : 1u),  \
+                               i * 100 + j);                                                       \
+                WS_PRAGMA(omp ordered depend(source))                                              \
+            }                                                                                      \
+    }                                                                                              \
+    /* unsigned long long with variable bounds: gcc uses the _ull entry points */                  \
+    static void du_##sfx(unsigned long long lo, unsigned long long hi)                             \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(1) __VA_ARGS__)                                                  \
+        for (unsigned long long u = lo; u < hi; u++) {                                             \
+            long i = (long)(u - lo);                                                               \
+            WS_PRAGMA(omp ordered depend(sink: u - 1))                                             \
+            a1[i] = mix(i > 0 ? rd(a1[i - 1]) : 7u, i);                                            \
+            WS_PRAGMA(omp ordered depend(source))                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    static void d2u_##sfx(unsigned long long lo, unsigned long long ni, unsigned long long nj)    \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(2) __VA_ARGS__)                                                  \
+        for (unsigned long long u = lo; u < lo + ni; u++)                                          \
+            for (unsigned long long v = lo; v < lo + nj; v++) {                                    \
+                long i = (long)(u - lo), j = (long)(v - lo);                                       \
+                WS_PRAGMA(omp ordered depend(sink: u - 1, v) depend(sink: u, v - 1))               \
+                a2[i][j] = mix((i > 0 ? rd(a2[i - 1][j]) : 3u) + (j > 0 ? rd(a2[i][j - 1]) : 1u),  \
+                               i * 100 + j);                                                       \
+                WS_PRAGMA(omp ordered depend(source))                                              \
+            }                                                                                      \
+    }
+
+#define FOR_SCHEDS(X)                                                                              \
+    X(def, )                                                                                       \
+    X(st1, schedule(static, 1))                                                                    \
+    X(st7, schedule(static, 7))                                                                    \
+    X(dy, schedule(dynamic))                                                                       \
+    X(dy4, schedule(dynamic, 4))                                                                   \
+    X(gu, schedule(guided))                                                                        \
+    X(rt, schedule(runtime))
+
+FOR_SCHEDS(DOACROSS_FNS)
+
+struct doacross {
+    const char *name;
+    void (*d1)(long), (*d1b)(long), (*d1s)(long), (*d1d)(long);
+    void (*du)(unsigned long long, unsigned long long);
+    void (*d2)(long, long), (*d2b)(long, long), (*d2c)(long, long);
+    void (*d2u)(unsigned long long, unsigned long long, unsigned long long);
+    void (*d3)(long, long, long);
+};
+#define ENTRY(sfx, ...)                                                                            \
+    { "schedule " #__VA_ARGS__, d1_##sfx, d1b_##sfx, d1s_##sfx, d1d_##sfx, du_##sfx, d2_##sfx,     \
+      d2b_##sfx, d2c_##sfx, d2u_##sfx, d3_##sfx },
+static const struct doacross table[] = { FOR_SCHEDS(ENTRY) };
+#define NTABLE ((int)(sizeof table / sizeof table[0]))
+
+static char what[200];
+
+static void fill(void)
+{
+    for (int i = 0; i < N1; i++)
+        a1[i] = SENTINEL;
+    for (int i = 0; i < NI; i++)
+        for (int j = 0; j < NJ; j++)
+            a2[i][j] = SENTINEL;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 9; j++)
+            for (int k = 0; k < NK; k++)
+                a3[i][j][k] = SENTINEL;
+    bad_read = 0;
+}
+
+/* Sequential references. */
+static void expect1(long n, int form, const char *how)
+{
+    unsigned prev = 7u, want[N1];
+    for (long i = 0; i < n; i++) {
+        if (form == 1)
+            want[i] = mix((i > 0 ? want[i - 1] : 7u) + (i > 2 ? want[i - 3] : 5u), i);
+        else
+            want[i] = mix(prev, i);
+        prev = want[i];
+    }
+    snprintf(what, sizeof what, "%s, %ld iterations, %d threads", how, n, omp_get_max_threads());
+    LITE_EXPECT(!bad_read, "%s: a sink let an iteration read a value before its source posted",
+                what);
+    for (long i = 0; i < n; i++)
+        LITE_EXPECT(a1[i] == want[i], "%s: a[%ld] = %#x, expected %#x", what, i, a1[i], want[i]);
+    for (long i = n; i < N1; i++)
+        LITE_EXPECT(a1[i] == SENTINEL, "%s: a[%ld] written, beyond the loop", what, i);
+}
+
+static void expect2(long ni, long nj, bool diagonal, const char *how)
+{
+    static unsigned want[NI][NJ];
+    for (long i = 0; i < ni; i++)
+        for (long j = 0; j < nj; j++) {
+            unsigned up = diagonal ? (i > 0 && j + 1 < nj ? want[i - 1][j + 1] : 3u)
+                                   : (i > 0 ? want[i - 1][j] : 3u);
+            want[i][j] = mix(up + (j > 0 ? want[i][j - 1] : 1u), i * 100 + j);
+        }
+    snprintf(what, sizeof what, "%s, %ld x %ld, %d threads", how, ni, nj, omp_get_max_threads());
+    LITE_EXPECT(!bad_read, "%s: a sink let an iteration read a value before its source posted",
+                what);
+    for (long i = 0; i < ni; i++)
+        for (long j = 0; j < nj; j++)
+            LITE_EXPECT(a2[i][j] == want[i][j], "%s: a[%ld][%ld] = %#x, expected %#x", what, i, j,
+                        a2[i][j], want[i][j]);
+}
+
+static void expect3(long ni, long nj, long nk, const char *how)
+{
+    static unsigned want[8][9][NK];
+    for (long i = 0; i < ni; i++)
+        for (long j = 0; j < nj; j++)
+            for (long k = 0; k < nk; k++)
+                want[i][j][k] = mix((i > 0 ? want[i - 1][j][k] : 1u) +
+                                    (j > 0 ? want[i][j - 1][k] : 2u) +
+                                    (k > 0 ? want[i][j][k - 1] : 3u), i * 10000 + j * 100 + k);
+    snprintf(what, sizeof what, "%s, %ld x %ld x %ld, %d threads", how, ni, nj, nk,
+             omp_get_max_threads());
+    LITE_EXPECT(!bad_read, "%s: a sink let an iteration read a value before its source posted",
+                what);
+    for (long i = 0; i < ni; i++)
+        for (long j = 0; j < nj; j++)
+            for (long k = 0; k < nk; k++)
+                LITE_EXPECT(a3[i][j][k] == want[i][j][k], "%s: a[%ld][%ld][%ld] = %#x, expected "
+                            "%#x", what, i, j, k, a3[i][j][k], want[i][j][k]);
+}
+
+static void run_all(const struct doacross *d, bool in_region)
+{
+    static const long ns[] = { 0, 1, 2, 5, 97, N1 };
+    char how[120];
+    for (unsigned s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+        long n = ns[s];
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d1(n);
+        } else {
+            d->d1(n);
+        }
+        snprintf(how, sizeof how, "ordered(1) sink i-1, %s", d->name);
+        expect1(n, 0, how);
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d1b(n);
+        } else {
+            d->d1b(n);
+        }
+        snprintf(how, sizeof how, "ordered(1) sinks i-1 and i-3, %s", d->name);
+        expect1(n, 1, how);
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d1s(n);
+        } else {
+            d->d1s(n);
+        }
+        snprintf(how, sizeof how, "ordered(1) step 2 sink i-2, %s", d->name);
+        expect1(n, 0, how);
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d1d(n);
+        } else {
+            d->d1d(n);
+        }
+        snprintf(how, sizeof how, "ordered(1) counting down sink i+1, %s", d->name);
+        expect1(n, 0, how);
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->du(ULLONG_MAX - (unsigned long long)n, ULLONG_MAX);
+        } else {
+            d->du(ULLONG_MAX - (unsigned long long)n, ULLONG_MAX);
+        }
+        snprintf(how, sizeof how, "ordered(1) unsigned long long near ULLONG_MAX, %s", d->name);
+        expect1(n, 0, how);
+    }
+    static const long dims[][3] = { { NI, NJ, NK }, { 1, NJ, 1 }, { NI, 1, 2 }, { 0, 5, 1 },
+                                    { 8, 9, NK }, { 3, 0, 0 } };
+    for (unsigned s = 0; s < sizeof dims / sizeof dims[0]; s++) {
+        long ni = dims[s][0], nj = dims[s][1], nk = dims[s][2];
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d2(ni, nj);
+        } else {
+            d->d2(ni, nj);
+        }
+        snprintf(how, sizeof how, "ordered(2) sinks (i-1,j) (i,j-1), %s", d->name);
+        expect2(ni, nj, false, how);
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d2b(ni, nj);
+        } else {
+            d->d2b(ni, nj);
+        }
+        snprintf(how, sizeof how, "ordered(2) sinks (i-1,j+1) (i,j-1), %s", d->name);
+        expect2(ni, nj, true, how);
+        fill();
+        if (in_region) {
+#pragma omp parallel
+            d->d2c(ni, nj);
+        } else {
+            d->d2c(ni, nj);
+        }
+        snprintf(how, sizeof how, "collapse(2) ordered(2), %s", d->name);
+        expect2(ni, nj, false, how);
+        fill();
+        unsigned long long lo = ULLONG_MAX - 100;
+        if (in_region) {
+#pragma omp parallel
+            d->d2u(lo, (unsigned long long)ni, (unsigned long long)nj);
+        } else {
+            d->d2u(lo, (unsigned long long)ni, (unsigned long long)nj);
+        }
+        snprintf(how, sizeof how, "ordered(2) unsigned long long near ULLONG_MAX, %s", d->name);
+        expect2(ni, nj, false, how);
+        if (ni <= 8 && nj <= 9) {
+            fill();
+            if (in_region) {
+#pragma omp parallel
+                d->d3(ni, nj, nk);
+            } else {
+                d->d3(ni, nj, nk);
+            }
+            snprintf(how, sizeof how, "ordered(3), %s", d->name);
+            expect3(ni, nj, nk, how);
+        }
+    }
+}
+
+int main(void)
+{
+    LITE_CHECK("ws_doacross");
+    for (int t = 0; t < NTABLE; t++)
+        run_all(&table[t], true);
+    ws_note("doacross loops in a region: ok");
+    for (int t = 0; t < NTABLE; t++)
+        run_all(&table[t], false);
+    ws_note("doacross loops outside any region: ok");
+    /* Nested: an inner team of 3 in each of two outer threads, one after the other (the arrays
+       are shared, so the two inner loops must not run at the same time). */
+    for (int t = 0; t < NTABLE; t++) {
+        fill();
+#pragma omp parallel num_threads(2)
+        {
+            for (int o = 0; o < 2; o++) {
+                if (omp_get_thread_num() == o) {
+#pragma omp parallel num_threads(3)
+                    table[t].d2(NI, NJ);
+                }
+#pragma omp barrier
+            }
+        }
+        char how[100];
+        snprintf(how, sizeof how, "nested ordered(2), %s", table[t].name);
+        expect2(NI, NJ, false, how);
+    }
+    ws_note("PASS");
+    return 0;
+}
