@@ -17,11 +17,13 @@ static void arrive(struct lite_pool *pool, _Atomic uint32_t *word, uint32_t valu
 
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch)
 {
+  lite_slot_note_cpu(slot);
   arrive(pool, &slot->arrive, epoch);
 }
 
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen)
 {
+  lite_slot_note_cpu(slot);
   arrive(pool, &slot->done, gen);
 }
 
@@ -44,6 +46,7 @@ static void wait_for_member(struct lite_pool *pool, unsigned i, uint32_t epoch)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
+  lite_waiter_watch(&w, &pool->slots[i]->cpu);
   while (!member_arrived(pool, i, epoch)) {
     if (lite_waiter_poll(&w))
       continue;
@@ -61,6 +64,7 @@ static void wait_for_member(struct lite_pool *pool, unsigned i, uint32_t epoch)
 
 void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch)
 {
+  lite_slot_note_cpu(pool->slots[0]);
   for (unsigned i = 1; i < nthreads; i++)
     if (atomic_load_explicit(&pool->slots[i]->arrive, memory_order_acquire) != epoch)
       wait_for_member(pool, i, epoch);
@@ -83,6 +87,7 @@ static void wait_for_release(struct lite_pool *pool, uint32_t epoch)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
+  lite_waiter_watch(&w, &pool->slots[0]->cpu);
   for (;;) {
     uint32_t seen = atomic_load_explicit(&pool->release, memory_order_acquire);
     if ((seen & LITE_EPOCH_MASK) == epoch)
@@ -122,10 +127,12 @@ static bool release_stragglers(struct lite_pool *pool, unsigned nthreads, uint32
 
 void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
 {
+  lite_slot_note_cpu(pool->slots[0]);
   for (unsigned i = 1; i < nthreads; i++) {
     _Atomic uint32_t *word = &pool->slots[i]->done;
     struct lite_waiter w;
     lite_waiter_init(&w);
+    lite_waiter_watch(&w, &pool->slots[i]->cpu);
     while (atomic_load_explicit(word, memory_order_acquire) != gen) {
       if (lite_unlikely(atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed)) &&
           release_stragglers(pool, nthreads, gen))

@@ -129,6 +129,7 @@ struct lite_slot {
   _Atomic uint32_t arrive;    /* epoch of the last barrier this member reached */
   _Atomic uint32_t done;      /* generation of the last region this member finished */
   unsigned ws_count;          /* its worksharing count when it finished (read after done) */
+  _Atomic int cpu;            /* the CPU it last ran on when it started to wait (see wait.c) */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -152,6 +153,8 @@ struct lite_pool {
   struct lite_ws *first_ws;   /* a combined construct's worksharing, set up before the fork */
   bool quit;                  /* workers leave (pool shutdown) */
   struct lite_slot **slots;   /* slots[k]: member k's arrival word (0 is the leader's) */
+  struct lite_slot *leader_slot; /* slots[0], which never moves: idle workers read it while the
+                                    leader may be growing slots[] */
 
   /* Barrier release: the leader stores the epoch once every member has arrived. */
   _Atomic uint32_t release LITE_ALIGNED;
@@ -327,14 +330,31 @@ struct lite_waiter {
   uint64_t last_ns;   /* the previous clock reading, to notice that the waiter was preempted */
   unsigned polls;
   enum lite_wait_mode mode;
+  _Atomic int *peer_cpu; /* where the awaited thread said it runs, if known */
 };
 void lite_waiter_init(struct lite_waiter *w);
+/* The waiter waits for the thread whose CPU *cpu is (a struct lite_slot's cpu): if that is the
+   waiter's own CPU, the awaited thread cannot run while the waiter spins, so it yields. */
+static inline void lite_waiter_watch(struct lite_waiter *w, _Atomic int *cpu)
+{
+  w->peer_cpu = cpu;
+}
+/* A thread about to wait says where it runs. */
+static inline void lite_slot_note_cpu(struct lite_slot *slot)
+{
+  int cpu = lite_os_cpu();
+  if (atomic_load_explicit(&slot->cpu, memory_order_relaxed) != cpu)
+    atomic_store_explicit(&slot->cpu, cpu, memory_order_relaxed);
+}
 /* Pauses or yields once; false once the time budget is spent and the caller should park. */
 bool lite_waiter_poll(struct lite_waiter *w);
 
 /* Wait while *word == old (resp. until *word == target): poll within the budget, then park on the
    futex. *sleepers counts parked waiters, so a waker makes a system call only if someone sleeps. */
 void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers);
+/* The same, waiting on the thread whose CPU *peer_cpu is (see lite_waiter_watch). */
+void lite_wait_while_equal_watch(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers,
+                                 _Atomic int *peer_cpu);
 void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint32_t *sleepers);
 /* Store value into *word (sequentially consistent) and wake its parked waiters, if any. */
 void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);

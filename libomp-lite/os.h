@@ -41,6 +41,9 @@ unsigned lite_os_available_cpus(void);
    calling thread the process's whole CPU set back. Returns true if it had to. */
 bool lite_os_undo_stock_binding(void);
 
+/* The CPU the calling thread runs on (rseq or vDSO: a few ns). */
+int lite_os_cpu(void);
+
 /* The kernel's id of the calling thread. */
 int lite_os_gettid(void);
 

