@@ -29,6 +29,20 @@ int lite_os_gettid(void) { return (int)syscall(SYS_gettid); }
 
 int lite_os_cpu(void) { return sched_getcpu(); }
 
+bool lite_os_move_off_cpu(int cpu)
+{
+  cpu_set_t mask, others;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof mask, &mask) != 0)
+    return false;
+  others = mask;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0 || sched_setaffinity(0, sizeof others, &others) != 0)
+    return false;
+  /* The kernel has moved the thread; the full mask again lets it go anywhere later. */
+  sched_setaffinity(0, sizeof mask, &mask);
+  return true;
+}
+
 unsigned lite_os_affinity_cpus(void)
 {
   /* Masks wider than the default cpu_set_t exist on big machines: grow until the kernel agrees. */

@@ -74,11 +74,16 @@ bool lite_waiter_poll(struct lite_waiter *w)
       if (now - w->start_ns > spin_budget(now))
         return false;
       /* The scheduler may put the awaited thread on this CPU (a futex wake-up lands the wakee
-         next to the waker): spinning then only delays it, by the whole budget, which showed up
-         as 0.3-1.2 ms barriers at 2 threads on 2 idle CPUs. Give it the CPU. */
-      if (w->peer_cpu != NULL &&
-          atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == lite_os_cpu())
-        lite_os_yield();
+         next to the waker) and leave it there for milliseconds while the other CPU idles:
+         spinning then delays it by the whole budget (0.3-1.2 ms barriers at 2 threads on 2
+         idle CPUs), and yielding makes every barrier a pair of context switches (~11 us). So
+         the waiter moves itself to another CPU, which the awaited thread then has to itself. */
+      if (w->peer_cpu != NULL) {
+        int cpu = lite_os_cpu();
+        if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu &&
+            !lite_os_move_off_cpu(cpu))
+          lite_os_yield();
+      }
     }
     /* Threads may have woken since this wait began: re-decide spin or yield. */
     w->mode = wait_mode_now();
