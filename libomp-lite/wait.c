@@ -28,6 +28,9 @@ _Atomic int lite_threads_parked;
 #define CONTENDED_SPIN_NS 50000
 static _Atomic uint64_t contended_until_ns;
 
+/* See the peer check in lite_waiter_poll. */
+#define PEER_CHECK_NS 30000
+
 static uint64_t spin_budget(uint64_t now)
 {
   uint64_t until = atomic_load_explicit(&contended_until_ns, memory_order_relaxed);
@@ -74,16 +77,14 @@ bool lite_waiter_poll(struct lite_waiter *w)
       if (now - w->start_ns > spin_budget(now))
         return false;
       /* The scheduler may put the awaited thread on this CPU (a futex wake-up lands the wakee
-         next to the waker) and leave it there for milliseconds while the other CPU idles:
-         spinning then delays it by the whole budget (0.3-1.2 ms barriers at 2 threads on 2
-         idle CPUs), and yielding makes every barrier a pair of context switches (~11 us). So
-         the waiter moves itself to another CPU, which the awaited thread then has to itself. */
-      if (w->peer_cpu != NULL) {
-        int cpu = lite_os_cpu();
-        if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu &&
-            !lite_os_move_off_cpu(cpu))
-          lite_os_yield();
-      }
+         next to the waker) while the other CPU idles: spinning then delays it by the whole
+         budget (0.3-1.2 ms barriers were measured at 2 threads on 2 idle CPUs). A wait that has
+         not ended after PEER_CHECK_NS, for a thread that said it runs here, yields to it.
+         Checking sooner turned every barrier of a co-located pair into two context switches
+         (~11 us) even when the pair would have been separated by the next wake-up. */
+      if (w->peer_cpu != NULL && now - w->start_ns > PEER_CHECK_NS &&
+          atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == lite_os_cpu())
+        lite_os_yield();
     }
     /* Threads may have woken since this wait began: re-decide spin or yield. */
     w->mode = wait_mode_now();
