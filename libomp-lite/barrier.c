@@ -46,7 +46,7 @@ static void wait_for_member(struct lite_pool *pool, unsigned i, uint32_t epoch)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
-  lite_waiter_watch(&w, &pool->slots[i]->cpu);
+  lite_waiter_watch_slot(&w, pool->slots[i]);
   while (!member_arrived(pool, i, epoch)) {
     if (lite_waiter_poll(&w))
       continue;
@@ -132,7 +132,7 @@ void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
     _Atomic uint32_t *word = &pool->slots[i]->done;
     struct lite_waiter w;
     lite_waiter_init(&w);
-    lite_waiter_watch(&w, &pool->slots[i]->cpu);
+    lite_waiter_watch_slot(&w, pool->slots[i]);
     while (atomic_load_explicit(word, memory_order_acquire) != gen) {
       if (lite_unlikely(atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed)) &&
           release_stragglers(pool, nthreads, gen))

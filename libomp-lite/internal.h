@@ -130,6 +130,7 @@ struct lite_slot {
   _Atomic uint32_t done;      /* generation of the last region this member finished */
   unsigned ws_count;          /* its worksharing count when it finished (read after done) */
   _Atomic int cpu;            /* the CPU it last ran on when it started to wait (see wait.c) */
+  int tid;                    /* its kernel thread id (workers; 0 for the leader) */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -331,6 +332,7 @@ struct lite_waiter {
   unsigned polls;
   enum lite_wait_mode mode;
   _Atomic int *peer_cpu; /* where the awaited thread said it runs, if known */
+  int peer_tid;          /* and its kernel id, if the waiter may move it (a worker) */
 };
 void lite_waiter_init(struct lite_waiter *w);
 /* The waiter waits for the thread whose CPU *cpu is (a struct lite_slot's cpu): if that is the
@@ -338,6 +340,12 @@ void lite_waiter_init(struct lite_waiter *w);
 static inline void lite_waiter_watch(struct lite_waiter *w, _Atomic int *cpu)
 {
   w->peer_cpu = cpu;
+}
+/* The same for a worker's slot: the leader may move the worker to another CPU. */
+static inline void lite_waiter_watch_slot(struct lite_waiter *w, struct lite_slot *slot)
+{
+  w->peer_cpu = &slot->cpu;
+  w->peer_tid = slot->tid;
 }
 /* A thread about to wait says where it runs. */
 static inline void lite_slot_note_cpu(struct lite_slot *slot)

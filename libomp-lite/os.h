@@ -44,9 +44,9 @@ bool lite_os_undo_stock_binding(void);
 /* The CPU the calling thread runs on (rseq or vDSO: a few ns). */
 int lite_os_cpu(void);
 
-/* Moves the calling thread to another CPU of its affinity mask, leaving the mask as it was.
-   Returns false if there is no other CPU. */
-bool lite_os_move_off_cpu(int cpu);
+/* Moves thread tid (0: the caller) off cpu, to another CPU of its affinity mask, leaving the
+   mask as it was. Returns false if there is no other CPU. */
+bool lite_os_move_off_cpu(int tid, int cpu);
 
 /* The kernel's id of the calling thread. */
 int lite_os_gettid(void);

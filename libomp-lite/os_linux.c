@@ -29,17 +29,17 @@ int lite_os_gettid(void) { return (int)syscall(SYS_gettid); }
 
 int lite_os_cpu(void) { return sched_getcpu(); }
 
-bool lite_os_move_off_cpu(int cpu)
+bool lite_os_move_off_cpu(int tid, int cpu)
 {
   cpu_set_t mask, others;
-  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof mask, &mask) != 0)
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(tid, sizeof mask, &mask) != 0)
     return false;
   others = mask;
   CPU_CLR(cpu, &others);
-  if (CPU_COUNT(&others) == 0 || sched_setaffinity(0, sizeof others, &others) != 0)
+  if (CPU_COUNT(&others) == 0 || sched_setaffinity(tid, sizeof others, &others) != 0)
     return false;
   /* The kernel has moved the thread; the full mask again lets it go anywhere later. */
-  sched_setaffinity(0, sizeof mask, &mask);
+  sched_setaffinity(tid, sizeof mask, &mask);
   return true;
 }
 

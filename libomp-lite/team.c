@@ -126,6 +126,7 @@ static void *worker_main(void *arg)
   struct lite_pool *pool = start.pool;
   struct lite_thread *thr = lite_thread_create_self();
   thr->is_worker = true;
+  pool->slots[start.id]->tid = lite_os_gettid();
   uint32_t seen = start.gen;
   for (;;) {
     lite_wait_while_equal_watch(&pool->gen, seen, &pool->gen_sleepers, &pool->leader_slot->cpu);

@@ -52,6 +52,7 @@ void lite_waiter_init(struct lite_waiter *w)
 {
   w->polls = 0;
   w->peer_cpu = NULL;
+  w->peer_tid = 0;
   w->mode = wait_mode_now();
   /* Most waits end within a few polls: the clock is first read after SPIN_POLLS_PER_CLOCK of
      them (a yielding waiter reads it at once), which moves the budget by about 1.5 µs. */
@@ -82,9 +83,15 @@ bool lite_waiter_poll(struct lite_waiter *w)
          not ended after PEER_CHECK_NS, for a thread that said it runs here, yields to it.
          Checking sooner turned every barrier of a co-located pair into two context switches
          (~11 us) even when the pair would have been separated by the next wake-up. */
-      if (w->peer_cpu != NULL && now - w->start_ns > PEER_CHECK_NS &&
-          atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == lite_os_cpu())
-        lite_os_yield();
+      if (w->peer_cpu != NULL && now - w->start_ns > PEER_CHECK_NS) {
+        int cpu = lite_os_cpu();
+        /* A leader waiting for a worker moves the worker to the idle CPU; one pair of
+           sched_setaffinity calls ends the co-location instead of paying for it at every
+           barrier. Otherwise the waiter yields. */
+        if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu &&
+            (w->peer_tid == 0 || !lite_os_move_off_cpu(w->peer_tid, cpu)))
+          lite_os_yield();
+      }
     }
     /* Threads may have woken since this wait began: re-decide spin or yield. */
     w->mode = wait_mode_now();
