@@ -144,6 +144,10 @@ struct lite_pool {
   /* Dispatch line: the region descriptor, written by the leader once per region, read by every
      spinning worker with one cache-line transfer. gen is also the futex the idle workers park on. */
   _Atomic uint32_t gen LITE_ALIGNED;
+  /* The generation the fields below describe. The leader sets it before it rewrites them and
+     publishes gen after: a worker that reads gen g and finds desc_gen != g sees the next
+     region's fields, so region g is over and it was not one of its members. */
+  _Atomic uint32_t desc_gen;
   unsigned nthreads;          /* members of the current region, leader included */
   void (*fn)(void *);
   void *data;

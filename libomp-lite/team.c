@@ -130,15 +130,18 @@ static void *worker_main(void *arg)
   uint32_t seen = start.gen;
   for (;;) {
     lite_wait_while_equal_watch(&pool->gen, seen, &pool->gen_sleepers, &pool->leader_slot->cpu);
-    /* Read the descriptor, then make sure it still belongs to the generation read: a worker
-       that is not a member of this region could otherwise see the next region's fields. */
+    /* Read the descriptor and make sure it belongs to the generation read (seqlock): a worker
+       that was not a member of region gen may wake up after that region ended, while the leader
+       is already writing the next region's fields. */
     uint32_t gen = atomic_load_explicit(&pool->gen, memory_order_acquire);
+    uint32_t before = atomic_load_explicit(&pool->desc_gen, memory_order_acquire);
     bool quit = pool->quit;
     unsigned nthreads = pool->nthreads;
     atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&pool->gen, memory_order_relaxed) != gen)
-      continue;
+    uint32_t after = atomic_load_explicit(&pool->desc_gen, memory_order_relaxed);
     seen = gen;
+    if (before != gen || after != gen)
+      continue; /* region gen is over, without this worker */
     if (quit)
       break;
     if (start.id < nthreads)
@@ -227,8 +230,10 @@ static unsigned pool_grow(struct lite_pool *pool, unsigned n)
 void lite_pool_shutdown(struct lite_pool *pool)
 {
   lite_registry_remove(pool);
+  uint32_t next_gen = atomic_load(&pool->gen) + 1;
+  atomic_store(&pool->desc_gen, next_gen);
   pool->quit = true;
-  lite_store_and_wake(&pool->gen, atomic_load(&pool->gen) + 1, &pool->gen_sleepers);
+  lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
   for (unsigned i = 1; i <= pool->nworkers; i++)
     pthread_join(pool->threads[i], NULL);
   for (unsigned i = 0; i < pool->capacity; i++)
@@ -342,6 +347,9 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
     atomic_fetch_add(&threads_in_teams, n - 1);
 
+  /* Mark the descriptor as the next generation's before rewriting it (see worker_main). */
+  uint32_t next_gen = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;
+  atomic_store(&pool->desc_gen, next_gen);
   struct lite_team *team = &pool->team_storage;
   describe_team(team, thr, n);
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed))) {
@@ -366,8 +374,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   } else if (pool->first_ws != NULL) {
     pool->first_ws = NULL;
   }
-  lite_store_and_wake(&pool->gen, atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1,
-                      &pool->gen_sleepers);
+  lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
 
   save_state(thr, team);
   start_member(thr, pool, 0);
