@@ -299,6 +299,9 @@ LITE_EXPORT bool GOMP_cancellation_point(int which);
 LITE_EXPORT bool GOMP_cancel(int which, bool do_cancel);
 /* scope.c */
 LITE_EXPORT void GOMP_scope_start(uintptr_t *reductions);
+/* error.c: the error directive */
+LITE_EXPORT void GOMP_warning(const char *msg, size_t msglen);
+LITE_EXPORT void GOMP_error(const char *msg, size_t msglen);
 /* barrier.c */
 LITE_EXPORT bool GOMP_barrier_cancel(void);
 

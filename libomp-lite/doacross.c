@@ -11,17 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DIMS (sizeof(((struct lite_ws *)0)->counts) / sizeof(long))
-
-static void setup_doacross(struct lite_ws *ws, unsigned ncounts, const uint64_t *counts)
+/* The trip count of dimension d as gcc passes it: a long (0 or less: no iterations) or an
+   unsigned long long. */
+static uint64_t count_at(const void *counts, bool is_ull, unsigned d)
 {
-  if (ncounts > MAX_DIMS)
-    lite_fatal("doacross loop with %u ordered dimensions: libomp-lite supports at most %zu",
-               ncounts, MAX_DIMS);
+  if (is_ull)
+    return ((const unsigned long long *)counts)[d];
+  long c = ((const long *)counts)[d];
+  return c > 0 ? (uint64_t)c : 0;
+}
+
+/* Any number of dimensions: gcc's ordered(n) has no bound (GCC's libgomp.c/doacross-1.c uses 61). */
+static void setup_doacross(struct lite_ws *ws, unsigned ncounts, const void *counts, bool is_ull)
+{
+  unsigned inner = ncounts > 0 ? ncounts - 1 : 0;
+  if (inner > ws->inner_cap) {
+    free(ws->inner_counts);
+    ws->inner_counts = malloc(inner * sizeof *ws->inner_counts);
+    if (ws->inner_counts == NULL)
+      lite_fatal("out of memory for a doacross loop of %u dimensions", ncounts);
+    ws->inner_cap = inner;
+  }
   ws->ncounts = ncounts;
-  for (unsigned d = 0; d < ncounts; d++)
-    ws->counts[d] = (long)counts[d];
-  uint64_t outer = counts[0];
+  uint64_t outer = ncounts > 0 ? count_at(counts, is_ull, 0) : 0;
+  ws->outer_count = outer;
+  /* Positions within one outer iteration are flattened into one word; a product past 2^64 would
+     mean more inner iterations than any program can run, but must not wrap silently. */
+  uint64_t span = 1;
+  for (unsigned d = 1; d < ncounts; d++) {
+    uint64_t c = count_at(counts, is_ull, d);
+    ws->inner_counts[d - 1] = c;
+    if (c != 0 && span > UINT64_MAX / c)
+      lite_fatal("doacross loop whose inner ordered loops have more than 2^64 iterations");
+    span *= c;
+  }
   if (outer > ws->posted_cap) {
     free(ws->posted);
     ws->posted = malloc(outer * sizeof *ws->posted);
@@ -32,42 +55,36 @@ static void setup_doacross(struct lite_ws *ws, unsigned ncounts, const uint64_t 
   memset((void *)ws->posted, 0, outer * sizeof *ws->posted);
 }
 
-/* Flattened position of (v[1], ..., v[n-1]) within one outer iteration; false if out of range. */
-static bool inner_position(const struct lite_ws *ws, const uint64_t *v, uint64_t *pos)
+/* Folds the logical iteration v of ordered dimension d (1 and up) into a flattened position
+   within one outer iteration; false if v lies outside that dimension. */
+static inline bool fold(const struct lite_ws *ws, unsigned d, uint64_t v, uint64_t *pos)
 {
-  uint64_t p = 0;
-  for (unsigned d = 1; d < ws->ncounts; d++) {
-    if (v[d] >= (uint64_t)ws->counts[d])
-      return false;
-    p = p * (uint64_t)ws->counts[d] + v[d];
-  }
-  *pos = p;
+  uint64_t c = ws->inner_counts[d - 1];
+  if (v >= c)
+    return false;
+  *pos = *pos * c + v;
   return true;
 }
 
-static void post(const uint64_t *v)
+/* The doacross loop the calling thread is in, if any. */
+static struct lite_ws *doacross_ws(void)
 {
   struct lite_ws *ws = lite_self()->ws;
-  uint64_t pos;
-  if (ws == NULL || ws->posted == NULL || v[0] >= (uint64_t)ws->counts[0] ||
-      !inner_position(ws, v, &pos))
-    return;
-  atomic_store(&ws->posted[v[0]], pos + 1);
+  return ws != NULL && ws->posted != NULL && ws->ncounts > 0 ? ws : NULL;
+}
+
+static void post(struct lite_ws *ws, uint64_t outer, uint64_t pos)
+{
+  atomic_store(&ws->posted[outer], pos + 1);
   if (atomic_load(&ws->posted_sleepers) != 0) {
     atomic_fetch_add(&ws->posted_gen, 1);
     lite_futex_wake(&ws->posted_gen, INT32_MAX);
   }
 }
 
-static void wait_for(const uint64_t *v)
+static void wait_for(struct lite_ws *ws, uint64_t outer, uint64_t pos)
 {
-  struct lite_ws *ws = lite_self()->ws;
-  uint64_t pos;
-  /* A dependence on an iteration outside the iteration space is ignored (OpenMP 5.2 §15.9.6). */
-  if (ws == NULL || ws->posted == NULL || v[0] >= (uint64_t)ws->counts[0] ||
-      !inner_position(ws, v, &pos))
-    return;
-  _Atomic uint64_t *word = &ws->posted[v[0]];
+  _Atomic uint64_t *word = &ws->posted[outer];
   struct lite_waiter w;
   lite_waiter_init(&w);
   while (atomic_load_explicit(word, memory_order_acquire) <= pos) {
@@ -84,19 +101,19 @@ static void wait_for(const uint64_t *v)
 
 /* ------------------------------------------------------------------------- long variants */
 
-static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, const uint64_t *counts,
-                           long *istart, long *iend, void **mem)
+static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, const void *counts,
+                           bool is_ull, long *istart, long *iend, void **mem)
 {
   struct lite_thread *thr = lite_self();
   bool first;
   struct lite_ws *ws = lite_ws_begin(thr, &first);
   if (first) {
     ws->nthreads = lite_loop_team_size(thr);
-    lite_iter_init_long(ws, 0, (long)counts[0], 1);
+    lite_iter_init_long(ws, 0, (long)count_at(counts, is_ull, 0), 1);
     /* Chunks go out in order, so a sink always names work that is running or done. */
     req->monotonic = true;
     lite_sched_setup(ws, req);
-    setup_doacross(ws, ncounts, counts);
+    setup_doacross(ws, ncounts, counts, is_ull);
     lite_ws_setup_mem(ws, mem);
     lite_ws_ready(ws);
   }
@@ -115,13 +132,10 @@ static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, cons
 static bool start_long(enum lite_sched kind, unsigned ncounts, long *counts, long chunk,
                        long *istart, long *iend)
 {
-  uint64_t c[MAX_DIMS];
-  for (unsigned d = 0; d < ncounts && d < MAX_DIMS; d++)
-    c[d] = counts[d] > 0 ? (uint64_t)counts[d] : 0;
   struct lite_loop_request req = {kind, true, false, chunk > 0 ? (uint64_t)chunk : 0, NULL};
   if (kind == LITE_SCHED_RUNTIME)
     lite_sched_resolve_runtime(lite_self(), &req, false);
-  return start_doacross(&req, ncounts, c, istart, iend, NULL);
+  return start_doacross(&req, ncounts, counts, false, istart, iend, NULL);
 }
 
 bool GOMP_loop_doacross_static_start(unsigned ncounts, long *counts, long chunk, long *istart,
@@ -151,41 +165,41 @@ bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long c
                               long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
   lite_no_task_reductions(reductions, "GOMP_loop_doacross_start");
-  uint64_t c[MAX_DIMS];
-  for (unsigned d = 0; d < ncounts && d < MAX_DIMS; d++)
-    c[d] = counts[d] > 0 ? (uint64_t)counts[d] : 0;
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, chunk, false, NULL);
-  return start_doacross(&req, ncounts, c, istart, iend, mem);
+  return start_doacross(&req, ncounts, counts, false, istart, iend, mem);
 }
 
+/* A dependence on an iteration outside the iteration space is ignored (OpenMP 5.2 §15.9.6), and
+   so is a post outside it. gcc passes logical iteration numbers; a negative long is outside. */
 void GOMP_doacross_post(long *counts)
 {
-  struct lite_ws *ws = lite_self()->ws;
-  uint64_t v[MAX_DIMS];
-  unsigned n = ws != NULL ? ws->ncounts : 0;
-  for (unsigned d = 0; d < n; d++)
-    v[d] = counts[d] >= 0 ? (uint64_t)counts[d] : UINT64_MAX;
-  if (n > 0)
-    post(v);
+  struct lite_ws *ws = doacross_ws();
+  if (ws == NULL || counts[0] < 0 || (uint64_t)counts[0] >= ws->outer_count)
+    return;
+  uint64_t pos = 0;
+  for (unsigned d = 1; d < ws->ncounts; d++)
+    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
+      return;
+  post(ws, (uint64_t)counts[0], pos);
 }
 
 void GOMP_doacross_wait(long first, ...)
 {
-  struct lite_ws *ws = lite_self()->ws;
-  uint64_t v[MAX_DIMS];
-  unsigned n = ws != NULL ? ws->ncounts : 0;
-  if (n == 0)
+  struct lite_ws *ws = doacross_ws();
+  if (ws == NULL || first < 0 || (uint64_t)first >= ws->outer_count)
     return;
+  uint64_t pos = 0;
+  bool inside = true;
   va_list ap;
   va_start(ap, first);
-  v[0] = first >= 0 ? (uint64_t)first : UINT64_MAX;
-  for (unsigned d = 1; d < n; d++) {
-    long x = va_arg(ap, long);
-    v[d] = x >= 0 ? (uint64_t)x : UINT64_MAX;
+  for (unsigned d = 1; d < ws->ncounts && inside; d++) {
+    long v = va_arg(ap, long);
+    inside = v >= 0 && fold(ws, d, (uint64_t)v, &pos);
   }
   va_end(ap);
-  wait_for(v);
+  if (inside)
+    wait_for(ws, (uint64_t)first, pos);
 }
 
 /* ------------------------------------------------------------- unsigned long long variants */
@@ -196,9 +210,6 @@ static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull c
                       ull *iend, long sched, uintptr_t *reductions, void **mem)
 {
   lite_no_task_reductions(reductions, "GOMP_loop_ull_doacross_start");
-  uint64_t c[MAX_DIMS];
-  for (unsigned d = 0; d < ncounts && d < MAX_DIMS; d++)
-    c[d] = counts[d];
   struct lite_loop_request req = {kind, true, false, chunk, NULL};
   if (sched >= 0)
     lite_loop_request_from_sched(lite_self(), &req, sched, 0, false, NULL);
@@ -207,7 +218,7 @@ static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull c
   if (kind == LITE_SCHED_RUNTIME)
     lite_sched_resolve_runtime(lite_self(), &req, false);
   long lo, hi;
-  bool got = start_doacross(&req, ncounts, c, istart != NULL ? &lo : NULL, &hi, mem);
+  bool got = start_doacross(&req, ncounts, counts, true, istart != NULL ? &lo : NULL, &hi, mem);
   if (got && istart != NULL) {
     *istart = (ull)lo;
     *iend = (ull)hi;
@@ -247,27 +258,28 @@ bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull *counts, long sched, ull
 
 void GOMP_doacross_ull_post(ull *counts)
 {
-  struct lite_ws *ws = lite_self()->ws;
-  uint64_t v[MAX_DIMS];
-  unsigned n = ws != NULL ? ws->ncounts : 0;
-  for (unsigned d = 0; d < n; d++)
-    v[d] = counts[d];
-  if (n > 0)
-    post(v);
+  struct lite_ws *ws = doacross_ws();
+  if (ws == NULL || counts[0] >= ws->outer_count)
+    return;
+  uint64_t pos = 0;
+  for (unsigned d = 1; d < ws->ncounts; d++)
+    if (!fold(ws, d, counts[d], &pos))
+      return;
+  post(ws, counts[0], pos);
 }
 
 void GOMP_doacross_ull_wait(ull first, ...)
 {
-  struct lite_ws *ws = lite_self()->ws;
-  uint64_t v[MAX_DIMS];
-  unsigned n = ws != NULL ? ws->ncounts : 0;
-  if (n == 0)
+  struct lite_ws *ws = doacross_ws();
+  if (ws == NULL || first >= ws->outer_count)
     return;
+  uint64_t pos = 0;
+  bool inside = true;
   va_list ap;
   va_start(ap, first);
-  v[0] = first;
-  for (unsigned d = 1; d < n; d++)
-    v[d] = va_arg(ap, ull);
+  for (unsigned d = 1; d < ws->ncounts && inside; d++)
+    inside = fold(ws, d, va_arg(ap, ull), &pos);
   va_end(ap);
-  wait_for(v);
+  if (inside)
+    wait_for(ws, first, pos);
 }

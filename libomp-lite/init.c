@@ -10,6 +10,8 @@
      (exit called from inside one) is left alone. */
 #include "internal.h"
 
+#include <stdlib.h>
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lite_pool *registry;
@@ -52,12 +54,37 @@ static void after_fork_in_child(void)
   }
 }
 
+/* Thread binding (OMP_PROC_BIND, OMP_PLACES) is the affinity module's, not written yet. A program
+   that asks for it runs unbound, and says so once, in words a log reader (or GCC's testsuite
+   runner) can match. */
+static bool binding_warned;
+
+static void warn_no_binding(const char *why)
+{
+  if (binding_warned)
+    return;
+  binding_warned = true;
+  lite_warn("libomp-lite " LITE_VERSION_STRING " does not implement thread binding yet (%s)", why);
+}
+
+static void check_binding_request(void)
+{
+  const char *places = getenv("OMP_PLACES");
+  bool bind = false;
+  for (unsigned i = 0; i < lite_env.bind_list_len; i++)
+    bind |= lite_env.bind_list[i] != omp_proc_bind_false;
+  if (bind)
+    warn_no_binding("OMP_PROC_BIND is set: threads are not bound");
+  else if (places != NULL && places[0] != '\0')
+    warn_no_binding("OMP_PLACES is set: there is one place, all the process's CPUs");
+}
+
 static void undo_stock_binding(void)
 {
   if (!lite_os_undo_stock_binding())
     return;
-  lite_warn("the stock libgomp loaded beside libomp-lite pinned the initial thread to one "
-            "place; libomp-lite does not bind threads yet and gave it the process's CPUs back");
+  warn_no_binding("the stock libgomp loaded beside libomp-lite pinned the initial thread to one "
+                  "place; libomp-lite gave it the process's CPUs back");
   /* The defaults derived from the narrowed mask follow the restored one. */
   unsigned old_default = lite_env.ncpus;
   lite_env.ncpus = lite_os_available_cpus();
@@ -73,6 +100,7 @@ static void init(void)
 {
   lite_env_init();
   undo_stock_binding();
+  check_binding_request();
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 

@@ -282,7 +282,9 @@ struct lite_ws {
   _Atomic uint64_t *posted;             /* doacross: per chunk, last posted position + 1 */
   size_t posted_cap;
   unsigned ncounts;                     /* doacross: dimensions */
-  long counts[8];                       /* doacross: trip count of each dimension (first 8) */
+  uint64_t outer_count;                 /* doacross: trip count of the outermost loop */
+  uint64_t *inner_counts;               /* doacross: trip counts of the others (ncounts - 1) */
+  unsigned inner_cap;
   _Atomic uint32_t posted_gen;          /* bumped by posts when someone waits */
   _Atomic uint32_t posted_sleepers;
 };

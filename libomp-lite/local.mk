@@ -25,6 +25,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/doacross.c \
 	libomp-lite/cancel.c \
 	libomp-lite/scope.c \
+	libomp-lite/error.c \
 	libomp-lite/critical.c \
 	libomp-lite/lock.c \
 	libomp-lite/time.c \

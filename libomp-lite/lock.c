@@ -114,9 +114,17 @@ static inline struct lite_nest_lock *nest(omp_nest_lock_t *lock)
   return (struct lite_nest_lock *)lock;
 }
 
-/* OpenMP 3.0 gives nest locks to tasks, not threads. Tasks are not there yet: the implicit task
-   of a thread is the thread itself. TODO(tasks): return the current task. */
-static inline void *nest_lock_owner_id(void) { return lite_self(); }
+/* OpenMP 3.0 gives nest locks to tasks, not threads. Without explicit tasks, the task a thread
+   runs is its implicit task of the innermost region it is in, one per nesting level at a time:
+   a nested region (even a team of one, as `parallel if (0)`) runs a different task, which must
+   not count as the owner (GCC's libgomp.c/lock-1.c). The level goes in the top bits, which
+   user-space addresses on x86-64 and AArch64 leave clear. TODO(tasks): the current task. */
+static inline void *nest_lock_owner_id(void)
+{
+  struct lite_thread *thr = lite_self();
+  uintptr_t level = thr->team != NULL ? thr->team->level : 0;
+  return (void *)((uintptr_t)thr ^ (level << 48));
+}
 
 void lite_nest_lock_init(omp_nest_lock_t *lock)
 {

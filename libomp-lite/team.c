@@ -77,6 +77,24 @@ unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads)
   return n > 0 ? n : 1;
 }
 
+/* Takes places for the n - 1 new members of a team from the contention group's thread limit,
+   as many as are left (OMP_THREAD_LIMIT counts every thread in a team at once, nested teams
+   included). A compare-and-swap, not a check then an add: sibling teams forking at the same
+   moment must not both take the last places. Returns the team size those places allow. */
+static unsigned reserve_threads(unsigned limit, unsigned n)
+{
+  unsigned busy = atomic_load_explicit(&threads_in_teams, memory_order_relaxed);
+  unsigned extra;
+  do {
+    unsigned room = limit > busy ? limit - busy : 0;
+    extra = n - 1 < room ? n - 1 : room;
+    if (extra == 0)
+      return 1;
+  } while (!atomic_compare_exchange_weak_explicit(&threads_in_teams, &busy, busy + extra,
+                                                  memory_order_relaxed, memory_order_relaxed));
+  return extra + 1;
+}
+
 /* ICVs of the implicit tasks of a new region at `level`, from the encountering task's. */
 static void child_icv(struct lite_icv *child, const struct lite_icv *parent, unsigned level)
 {
@@ -242,6 +260,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
     free(pool->ring[i].ranges);
     free(pool->ring[i].mem);
     free(pool->ring[i].posted);
+    free(pool->ring[i].inner_counts);
   }
   free(pool->ring);
   free(pool->slots);
@@ -262,6 +281,7 @@ void lite_thread_release(struct lite_thread *thr)
       free(thr->solo[level]->ranges);
       free(thr->solo[level]->mem);
       free(thr->solo[level]->posted);
+      free(thr->solo[level]->inner_counts);
       free(thr->solo[level]);
     }
   }
@@ -342,10 +362,17 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
 {
   unsigned level = thr->team != NULL ? thr->team->level : 0;
   struct lite_pool *pool = pool_for_level(thr, level);
-  if (pool == NULL || (n = pool_grow(pool, n)) < 2)
+  if (pool == NULL)
     return NULL;
-  if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
-    atomic_fetch_add(&threads_in_teams, n - 1);
+  bool limited = lite_unlikely(thr->icv.thread_limit != UINT32_MAX);
+  if (limited && (n = reserve_threads(thr->icv.thread_limit, n)) < 2)
+    return NULL;
+  unsigned wanted = n;
+  n = pool_grow(pool, n);
+  if (limited && n < wanted)
+    atomic_fetch_sub(&threads_in_teams, wanted - (n < 2 ? 1 : n));
+  if (n < 2)
+    return NULL;
 
   /* Mark the descriptor as the next generation's before rewriting it (see worker_main). */
   uint32_t next_gen = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;

@@ -21,7 +21,6 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
 #define DEVICES "target and teams constructs"
 #define ALLOCATORS "memory allocators"
 #define AFFINITY "places and thread affinity"
-#define ERROR "the error directive"
 
 UNSUPPORTED(GOMP_parallel_reductions, WORKSHARING)
 UNSUPPORTED(GOMP_workshare_task_reduction_unregister, WORKSHARING)
@@ -105,5 +104,3 @@ UNSUPPORTED(omp_get_place_proc_ids_8_, AFFINITY)
 UNSUPPORTED(omp_set_affinity_format, AFFINITY)
 UNSUPPORTED(omp_set_affinity_format_, AFFINITY)
 
-UNSUPPORTED(GOMP_error, ERROR)
-UNSUPPORTED(GOMP_warning, ERROR)
