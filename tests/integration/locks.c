@@ -1,5 +1,7 @@
 /* Locks under contention: simple and nestable, set/unset and test, many locks at once, a lock
-   held by the initial task across a parallel region, and the OMP_1.0 entry points
+   held by the initial task across a parallel region, nestable locks owned by tasks rather than
+   threads (a nested region's implicit task on the same thread is not the owner), and the OMP_1.0
+   entry points
    that binaries built before OpenMP 3.0 call (reached here with dlvsym). Counts are plain
    read-modify-write sequences, exact only if the lock excludes; canaries around each lock object
    catch a runtime that writes beyond the size gcc's omp.h gives it.
@@ -182,6 +184,93 @@ static void held_elsewhere(void)
     omp_destroy_nest_lock(&nl);
 }
 
+/* OpenMP 3.0 gives nestable locks to tasks, not threads. The implicit task of a nested region is
+   another task even when the same thread runs it: the team of one of `parallel if (0)`, and
+   thread 0 of an active region (GCC's libgomp.c/lock-1.c). A runtime that keys the owner on the
+   thread lets such a task re-enter a lock its encountering task holds: omp_test_nest_lock
+   returns depth + 1 there instead of 0. */
+static void nest_owned_by_task(void)
+{
+    omp_nest_lock_t nl;
+    omp_init_nest_lock(&nl);
+    int depth = omp_test_nest_lock(&nl);
+    LITE_EXPECT(depth == 1, "nest lock: omp_test_nest_lock of a free lock returned %d, expected 1",
+                depth);
+    omp_set_nest_lock(&nl);
+
+    int inner = -1, level = -1;
+#pragma omp parallel if (0) shared(inner, level)
+    {
+        level = omp_get_level();
+        inner = omp_test_nest_lock(&nl);
+    }
+    LITE_EXPECT(level == 1, "parallel if (0): omp_get_level() %d inside, expected 1", level);
+    LITE_EXPECT(inner == 0, "a nest lock held twice by the initial task: omp_test_nest_lock in the "
+                "implicit task of a parallel if (0) returned %d, expected 0 (not the owner)",
+                inner);
+    depth = omp_test_nest_lock(&nl);
+    LITE_EXPECT(depth == 3, "nest lock: back in the initial task, omp_test_nest_lock returned %d, "
+                "expected 3", depth);
+
+    /* An active region: thread 0 is the initial thread, but runs a different task. */
+    int wrong = 0;
+#pragma omp parallel num_threads(nt > 1 ? nt : 2) reduction(+:wrong)
+    if (omp_test_nest_lock(&nl) != 0)
+        wrong++;
+    LITE_EXPECT(wrong == 0, "a nest lock held by the initial task: %d implicit tasks of a region "
+                "took it (thread 0 runs on the initial thread but is another task)", wrong);
+    depth = omp_test_nest_lock(&nl);
+    LITE_EXPECT(depth == 4, "nest lock: after the region, omp_test_nest_lock returned %d, "
+                "expected 4", depth);
+    for (int k = 0; k < 4; k++)
+        omp_unset_nest_lock(&nl);
+
+    /* Nested active regions: each outer implicit task holds its own lock; the inner team its
+       thread starts (whose thread 0 is that same thread) must find it held. */
+    int saved_levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2);
+    omp_nest_lock_t outer_locks[2];
+    for (int k = 0; k < 2; k++)
+        omp_init_nest_lock(&outer_locks[k]);
+    int nested_wrong = 0, back_wrong = 0, outer_threads = 0;
+#pragma omp parallel num_threads(2) reduction(+:nested_wrong, back_wrong, outer_threads)
+    {
+        omp_nest_lock_t *mine = &outer_locks[omp_get_thread_num()];
+        omp_set_nest_lock(mine);
+#pragma omp parallel num_threads(2) reduction(+:nested_wrong)
+        if (omp_test_nest_lock(mine) != 0)
+            nested_wrong++;
+#pragma omp parallel if (0) reduction(+:nested_wrong)
+        if (omp_test_nest_lock(mine) != 0)
+            nested_wrong++;
+        if (omp_test_nest_lock(mine) != 2)
+            back_wrong++;
+        omp_unset_nest_lock(mine);
+        omp_unset_nest_lock(mine);
+        outer_threads++;
+    }
+    omp_set_max_active_levels(saved_levels);
+    LITE_EXPECT(nested_wrong == 0, "nested regions: %d inner implicit tasks took the nest lock "
+                "their outer task holds", nested_wrong);
+    LITE_EXPECT(back_wrong == 0, "nested regions: %d outer tasks did not get depth 2 from "
+                "omp_test_nest_lock after their inner regions", back_wrong);
+    /* Free again: every task released what it took. */
+    for (int k = 0; k < 2; k++) {
+        if (k < outer_threads) {
+            depth = omp_test_nest_lock(&outer_locks[k]);
+            LITE_EXPECT(depth == 1, "nested regions: lock %d left held (test returned %d)", k,
+                        depth);
+            omp_unset_nest_lock(&outer_locks[k]);
+        }
+        omp_destroy_nest_lock(&outer_locks[k]);
+    }
+    depth = omp_test_nest_lock(&nl);
+    LITE_EXPECT(depth == 1, "nest lock: after unsetting it four times, omp_test_nest_lock "
+                "returned %d, expected 1 (free)", depth);
+    omp_unset_nest_lock(&nl);
+    omp_destroy_nest_lock(&nl);
+}
+
 /* Many locks, threads hitting them in different orders. */
 static void many_locks(void)
 {
@@ -305,6 +394,7 @@ int main(int argc, char **argv)
 
     hinted_locks(&gl, &gn);
     held_elsewhere();
+    nest_owned_by_task();
     many_locks();
     legacy_locks();
 
