@@ -261,6 +261,21 @@ tests_integration_rpath_fortran_test_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_fortran_test_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_fortran_test_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+tests_integration_thread_limit_SOURCES = tests/integration/thread_limit.c \
+	tests/integration/lite_check.h
+tests_integration_thread_limit_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_thread_limit_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_thread_limit_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_thread_limit_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_thread_limit_SOURCES = tests/integration/thread_limit.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_thread_limit_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_thread_limit_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_thread_limit_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_thread_limit_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_thread_limit_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
 	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
@@ -273,7 +288,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/rpath/root_threads tests/integration/fork tests/integration/rpath/fork \
 	tests/integration/oversub tests/integration/rpath/oversub tests/integration/env_probe \
 	tests/integration/rpath/env_probe tests/integration/cxx_test tests/integration/rpath/cxx_test \
-	tests/integration/fortran_test tests/integration/rpath/fortran_test
+	tests/integration/fortran_test tests/integration/rpath/fortran_test \
+	tests/integration/thread_limit tests/integration/rpath/thread_limit
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -283,7 +299,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/threadprivate tests/integration/flush_handoff tests/integration/root_threads \
 	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
-	tests/integration/env_bad_values
+	tests/integration/env_bad_values tests/integration/thread_limit
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

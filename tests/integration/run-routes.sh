@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values"
+env_bad_values thread_limit"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -244,6 +244,15 @@ t_cxx() {
 t_fortran() {
     case_ok fortran_test
     case_ok OMP_NUM_THREADS=3 fortran_test
+}
+
+# OMP_THREAD_LIMIT counts the threads of nested teams together; without it, every team gets what
+# it asks for.
+t_thread_limit() {
+    case_ok thread_limit
+    case_ok OMP_THREAD_LIMIT=6 thread_limit
+    case_ok OMP_THREAD_LIMIT=3 thread_limit
+    case_ok OMP_THREAD_LIMIT=6 OMP_NUM_THREADS=4 thread_limit
 }
 
 # Lines of stderr that are not empty.
