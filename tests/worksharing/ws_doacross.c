@@ -4,7 +4,8 @@
    sentinel, and the comparison would fail). Shapes: ordered(1) with sink i-1, with sinks i-1
    and i-3 (the latter outside the iteration space for the first iterations), step 2, counting
    down; ordered(2) wavefronts with sinks (i-1,j) and (i,j-1), and with (i-1,j+1) (outside the
-   space at the last column); ordered(3); collapse(2) ordered(2); unsigned long long; under
+   space at the last column); ordered(3); ordered(12), past the 8 dimensions libomp-lite once
+   stopped at; collapse(2) ordered(2); unsigned long long; under
    static (default), static with chunks, dynamic, dynamic with chunks, guided and runtime
    schedules; in a region, nested in another, outside any region.
 
@@ -361,6 +362,149 @@ static void run_all(const struct doacross *d, bool in_region)
     }
 }
 
+/* ordered(12): more ordered dimensions than libomp-lite once had room for (it stopped at 8 and
+   aborted beyond); gcc sets no bound (GCC's libgomp.c/doacross-1.c uses 61). The outer loop is
+   shared out, the 11 inner ones run 1 to 3 iterations each (96 per outer iteration). Sinks: the
+   previous outer iteration at the same inner position, the previous iteration of the innermost
+   loop (outside the space where it is 0), and the previous outer iteration one step further along
+   the outermost inner loop (outside the space at its last iteration): a runtime that folds the 11
+   inner positions in the wrong order lets that one through early. Each iteration checks with
+   atomic reads that the iterations its sinks name are done, then marks itself done, once. */
+#define M0 30
+#define M1 2
+#define M2 3
+#define M3 1
+#define M4 2
+#define M5 1
+#define M6 2
+#define M7 1
+#define M8 1
+#define M9 2
+#define M10 1
+#define M11 2
+static const long mtrips[12] = { M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10, M11 };
+#define MINNER (M1 * M2 * M3 * M4 * M5 * M6 * M7 * M8 * M9 * M10 * M11)
+
+static int mdone[M0][MINNER];
+static int mlate;  /* sinks whose iteration was not done yet when passed */
+static int mtwice; /* iterations that ran more than once */
+
+/* The position of v[1..11] within one outer iteration, the innermost loop varying fastest. */
+static long mflat(const long *v)
+{
+    long f = 0;
+    for (int d = 1; d < 12; d++)
+        f = f * mtrips[d] + v[d];
+    return f;
+}
+
+static int mis_done(long i0, long f)
+{
+    int x;
+#pragma omp atomic read
+    x = mdone[i0][f];
+    return x;
+}
+
+static void many_dims_iteration(const long *v)
+{
+    long f = mflat(v);
+    int late = 0, old;
+    if (v[0] > 0 && !mis_done(v[0] - 1, f))
+        late++;
+    if (v[11] > 0 && !mis_done(v[0], f - 1))
+        late++;
+    if (v[0] > 0 && v[1] + 1 < M1) {
+        long w[12];
+        memcpy(w, v, sizeof w);
+        w[1]++;
+        if (!mis_done(v[0] - 1, mflat(w)))
+            late++;
+    }
+    if (late) {
+#pragma omp atomic update
+        mlate += late;
+    }
+#pragma omp atomic capture
+    { old = mdone[v[0]][f]; mdone[v[0]][f] = 1; }
+    if (old) {
+#pragma omp atomic update
+        mtwice++;
+    }
+}
+
+#define MANY_DIMS_FN(sfx, ...)                                                                     \
+    static void dm_##sfx(long n0)                                                                  \
+    {                                                                                              \
+        WS_PRAGMA(omp for ordered(12) __VA_ARGS__)                                                 \
+        for (long i0 = 0; i0 < n0; i0++)                                                           \
+        /* the 11 inner loops, perfectly nested, one per line */                                   \
+        for (long i1 = 0; i1 < M1; i1++)                                                           \
+        for (long i2 = 0; i2 < M2; i2++)                                                           \
+        for (long i3 = 0; i3 < M3; i3++)                                                           \
+        for (long i4 = 0; i4 < M4; i4++)                                                           \
+        for (long i5 = 0; i5 < M5; i5++)                                                           \
+        for (long i6 = 0; i6 < M6; i6++)                                                           \
+        for (long i7 = 0; i7 < M7; i7++)                                                           \
+        for (long i8 = 0; i8 < M8; i8++)                                                           \
+        for (long i9 = 0; i9 < M9; i9++)                                                           \
+        for (long i10 = 0; i10 < M10; i10++)                                                       \
+        for (long i11 = 0; i11 < M11; i11++) {                                                     \
+            const long v[12] = { i0, i1, i2, i3, i4, i5, i6, i7, i8, i9, i10, i11 };               \
+            WS_PRAGMA(omp ordered depend(sink: i0 - 1, i1, i2, i3, i4, i5, i6, i7, i8, i9, i10,    \
+                                              i11)                                                 \
+                                 depend(sink: i0, i1, i2, i3, i4, i5, i6, i7, i8, i9, i10,         \
+                                              i11 - 1)                                             \
+                                 depend(sink: i0 - 1, i1 + 1, i2, i3, i4, i5, i6, i7, i8, i9,      \
+                                              i10, i11))                                           \
+            many_dims_iteration(v);                                                                \
+            WS_PRAGMA(omp ordered depend(source))                                                  \
+        }                                                                                          \
+    }
+
+MANY_DIMS_FN(st1, schedule(static, 1))
+MANY_DIMS_FN(dy, schedule(dynamic))
+MANY_DIMS_FN(def, )
+
+static void expect_many_dims(long n0, const char *how)
+{
+    char w[200];
+    snprintf(w, sizeof w, "ordered(12), %s, %ld x %d iterations, %d threads", how, n0, MINNER,
+             omp_get_max_threads());
+    LITE_EXPECT(mlate == 0, "%s: %d sinks passed before their iterations were done", w, mlate);
+    LITE_EXPECT(mtwice == 0, "%s: %d iterations ran more than once", w, mtwice);
+    for (long i = 0; i < M0; i++)
+        for (long f = 0; f < MINNER; f++)
+            LITE_EXPECT(mdone[i][f] == (i < n0), "%s: iteration (%ld, inner position %ld) %s", w,
+                        i, f, i < n0 ? "did not run" : "ran, beyond the loop");
+}
+
+static void run_many_dims(void)
+{
+    static const struct { const char *name; void (*fn)(long); } scheds[] = {
+        { "schedule(static, 1)", dm_st1 },
+        { "schedule(dynamic)", dm_dy },
+        { "schedule default", dm_def },
+    };
+    static const long n0s[] = { 0, 1, 2, 7, M0 };
+    char how[120];
+    for (unsigned s = 0; s < sizeof scheds / sizeof scheds[0]; s++)
+        for (unsigned k = 0; k < sizeof n0s / sizeof n0s[0]; k++)
+            for (int in_region = 1; in_region >= 0; in_region--) {
+                memset(mdone, 0, sizeof mdone);
+                mlate = mtwice = 0;
+                if (in_region) {
+#pragma omp parallel
+                    scheds[s].fn(n0s[k]);
+                } else {
+                    scheds[s].fn(n0s[k]);
+                }
+                snprintf(how, sizeof how, "%s, %s", scheds[s].name,
+                         in_region ? "in a region" : "outside any region");
+                expect_many_dims(n0s[k], how);
+            }
+}
+
 int main(void)
 {
     LITE_CHECK("ws_doacross");
@@ -370,6 +514,8 @@ int main(void)
     for (int t = 0; t < NTABLE; t++)
         run_all(&table[t], false);
     ws_note("doacross loops outside any region: ok");
+    run_many_dims();
+    ws_note("ordered(12) loops: ok");
     /* Nested: an inner team of 3 in each of two outer threads, one after the other (the arrays
        are shared, so the two inner loops must not run at the same time). */
     for (int t = 0; t < NTABLE; t++) {
