@@ -276,6 +276,40 @@ tests_integration_rpath_thread_limit_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_thread_limit_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_thread_limit_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+tests_integration_error_directive_SOURCES = tests/integration/error_directive.c \
+	tests/integration/lite_check.h
+tests_integration_error_directive_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_error_directive_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_error_directive_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_error_directive_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_error_directive_SOURCES = tests/integration/error_directive.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_error_directive_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_error_directive_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_error_directive_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_error_directive_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_error_directive_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+# Its Fortran twin: gfortran passes the message with its length.
+EDF_CPP_FLAGS = $(INTEG_CPP_FLAGS) -DLITE_FORTRAN_TEST_NAME='"error_directive_f"'
+tests_integration_error_directive_f_SOURCES = tests/integration/error_directive_f.f90 \
+	tests/integration/lite_check_f.c tests/integration/lite_check.h
+tests_integration_error_directive_f_CPPFLAGS = $(EDF_CPP_FLAGS)
+tests_integration_error_directive_f_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_error_directive_f_FCFLAGS = $(INTEG_FC_FLAGS)
+tests_integration_error_directive_f_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_error_directive_f_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_error_directive_f_SOURCES = tests/integration/error_directive_f.f90 \
+	tests/integration/lite_check_f.c tests/integration/lite_check.h
+tests_integration_rpath_error_directive_f_CPPFLAGS = $(EDF_CPP_FLAGS)
+tests_integration_rpath_error_directive_f_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_error_directive_f_FCFLAGS = $(INTEG_FC_FLAGS)
+tests_integration_rpath_error_directive_f_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_error_directive_f_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_error_directive_f_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
 	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
@@ -289,7 +323,9 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/oversub tests/integration/rpath/oversub tests/integration/env_probe \
 	tests/integration/rpath/env_probe tests/integration/cxx_test tests/integration/rpath/cxx_test \
 	tests/integration/fortran_test tests/integration/rpath/fortran_test \
-	tests/integration/thread_limit tests/integration/rpath/thread_limit
+	tests/integration/thread_limit tests/integration/rpath/thread_limit \
+	tests/integration/error_directive tests/integration/rpath/error_directive \
+	tests/integration/error_directive_f tests/integration/rpath/error_directive_f
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -299,7 +335,8 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/threadprivate tests/integration/flush_handoff tests/integration/root_threads \
 	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
-	tests/integration/env_bad_values tests/integration/thread_limit
+	tests/integration/env_bad_values tests/integration/thread_limit \
+	tests/integration/error_directive
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit"
+env_bad_values thread_limit error_directive"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -129,6 +129,25 @@ case_skip() {
 case_ok() {
     case_run "$@"
     if [ "$CASE_RC" -eq 0 ]; then case_pass; else case_fail "$(rc_words "$CASE_RC")"; fi
+}
+
+# case_exits RC LINES [VAR=VALUE...] PROGRAM [ARG...]: the program must exit with status RC (a
+# signal is a failure) and the non-empty lines of its stderr must be LINES, word for word and in
+# order (one string, a newline between lines).
+case_exits() {
+    local want_rc=$1 want_err=$2
+    shift 2
+    case_run "$@"
+    local got_err
+    got_err=$(grep -v '^[[:space:]]*$' "$CASE_ERR")
+    if [ "$CASE_RC" -ne "$want_rc" ]; then
+        case_fail "$(rc_words "$CASE_RC"), expected exit status $want_rc"
+    elif [ "$got_err" != "$want_err" ]; then
+        case_fail "the non-empty lines of stderr are not the expected ones (marked >)"
+        sed 's/^/      > /' <<< "$want_err"
+    else
+        case_pass
+    fi
 }
 
 lite_route() { [ "$route" != stock ]; }
@@ -253,6 +272,21 @@ t_thread_limit() {
     case_ok OMP_THREAD_LIMIT=6 thread_limit
     case_ok OMP_THREAD_LIMIT=3 thread_limit
     case_ok OMP_THREAD_LIMIT=6 OMP_NUM_THREADS=4 thread_limit
+}
+
+# The error directive prints libgomp's lines: a warning goes on, a fatal error exits with
+# EXIT_FAILURE (not by a signal, as an abort would). From C (the message a C string) and from
+# Fortran (the message with its length).
+t_error_directive() {
+    local warnings="libgomp: error directive encountered: hello from libomp-lite test
+libgomp: error directive encountered"
+    local fatal="libgomp: fatal error: error directive encountered: stop here"
+    local prog
+    for prog in error_directive error_directive_f; do
+        case_exits 0 "$warnings" $prog warning
+        case_exits 0 "$warnings" OMP_NUM_THREADS=4 $prog warning
+        case_exits 1 "$fatal" $prog fatal
+    done
 }
 
 # Lines of stderr that are not empty.
