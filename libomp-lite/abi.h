@@ -42,6 +42,8 @@ typedef enum omp_sync_hint_t {
 typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
+/* The handle of a detached task's completion event: pointer-sized, as in gcc's omp.h. */
+typedef enum omp_event_handle_t { omp_event_handle_t_max__ = UINTPTR_MAX } omp_event_handle_t;
 
 /* ---- GOMP_* entry points: parallel regions (parallel.c) ---- */
 LITE_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
@@ -313,7 +315,27 @@ LITE_EXPORT int omp_get_level(void);
 LITE_EXPORT int omp_get_active_level(void);
 LITE_EXPORT int omp_get_ancestor_thread_num(int level);
 LITE_EXPORT int omp_get_team_size(int level);
+
+/* ---- explicit tasks (task.c, taskloop.c) ---- */
+LITE_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                           long arg_size, long arg_align, bool if_clause, unsigned flags,
+                           void **depend, int priority, void *detach);
+LITE_EXPORT void GOMP_taskwait(void);
+LITE_EXPORT void GOMP_taskwait_depend(void **depend);
+LITE_EXPORT void GOMP_taskyield(void);
+LITE_EXPORT void GOMP_taskgroup_start(void);
+LITE_EXPORT void GOMP_taskgroup_end(void);
+LITE_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                               long arg_size, long arg_align, unsigned flags,
+                               unsigned long num_tasks, int priority, long start, long end,
+                               long step);
+LITE_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
+                                   void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                                   unsigned flags, unsigned long num_tasks, int priority,
+                                   unsigned long long start, unsigned long long end,
+                                   unsigned long long step);
 LITE_EXPORT int omp_in_final(void);
+LITE_EXPORT void omp_fulfill_event(omp_event_handle_t event);
 
 /* ICVs (icv.c) */
 LITE_EXPORT void omp_set_num_threads(int n);

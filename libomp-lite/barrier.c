@@ -152,6 +152,9 @@ void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
 
 void lite_barrier_wait(struct lite_thread *thr)
 {
+  /* Every task of the team completes at a barrier. A thread runs them before it arrives: one
+     that arrives to find none left cannot be needed for them, since only tasks make tasks. */
+  lite_tasks_drain(thr);
   struct lite_team *team = thr->team;
   if (team == NULL || team->pool == NULL)
     return; /* a team of one, or a small combined loop run by thread 0 alone */
@@ -198,6 +201,7 @@ static bool gather_or_cancel(struct lite_pool *pool, struct lite_team *team, uns
 
 bool lite_barrier_wait_cancel(struct lite_thread *thr)
 {
+  lite_tasks_drain(thr);
   struct lite_team *team = thr->team;
   if (team == NULL || team->pool == NULL)
     return team != NULL && atomic_load(&team->cancelled);

@@ -1,6 +1,7 @@
-/* Cancellation: cancel and cancellation point for parallel, for and sections (OMP_CANCELLATION).
-   A cancelled loop hands out no more chunks; a cancelled region releases its cancellable
-   barriers (barrier.c). taskgroup cancellation needs explicit tasks, which do not exist yet. */
+/* Cancellation: cancel and cancellation point for parallel, for, sections and taskgroup
+   (OMP_CANCELLATION). A cancelled loop hands out no more chunks; a cancelled region releases its
+   cancellable barriers (barrier.c); the tasks of a cancelled region or taskgroup that have not
+   started are discarded (task.c). */
 #include "loop_common.h"
 
 enum { CANCEL_PARALLEL = 1, CANCEL_LOOP = 2, CANCEL_SECTIONS = 4, CANCEL_TASKGROUP = 8 };
@@ -17,6 +18,8 @@ static bool is_cancelled(struct lite_thread *thr, int which)
     return thr->team != NULL && thr->team->pool != NULL &&
            atomic_load(&thr->team->static_cancel) == thr->bar_epoch + 1;
   }
+  if (which & CANCEL_TASKGROUP)
+    return lite_taskgroup_cancelled(thr);
   return false;
 }
 
@@ -45,5 +48,9 @@ bool GOMP_cancel(int which, bool do_cancel)
       atomic_store(&thr->team->static_cancel, thr->bar_epoch + 1);
     return true;
   }
-  return false; /* taskgroup: no taskgroup can exist without tasks */
+  if (which & CANCEL_TASKGROUP) {
+    lite_taskgroup_cancel(thr);
+    return true;
+  }
+  return false;
 }

@@ -8,7 +8,7 @@
    Not here yet, because abi.h does not declare their C routines: the places
    (omp_get_num_places_, omp_get_place_*_, omp_get_partition_*_), the affinity format
    (omp_set/get_affinity_format_, omp_display_affinity_, omp_capture_affinity_), the allocators
-   (omp_init/destroy_allocator_, omp_set/get_default_allocator_) and omp_fulfill_event_. */
+   (omp_init/destroy_allocator_, omp_set/get_default_allocator_). */
 #include "lock.h"
 
 #include <limits.h>
@@ -51,6 +51,7 @@ LITE_EXPORT int32_t omp_get_thread_num_(void);
 LITE_EXPORT int32_t omp_get_num_procs_(void);
 LITE_EXPORT int32_t omp_in_parallel_(void);
 LITE_EXPORT int32_t omp_in_final_(void);
+LITE_EXPORT void omp_fulfill_event_(intptr_t event);
 LITE_EXPORT int32_t omp_get_level_(void);
 LITE_EXPORT int32_t omp_get_active_level_(void);
 LITE_EXPORT int32_t omp_get_ancestor_thread_num_(const int32_t *level);
@@ -249,6 +250,8 @@ int32_t omp_get_thread_num_(void) { return omp_get_thread_num(); }
 int32_t omp_get_num_procs_(void) { return omp_get_num_procs(); }
 int32_t omp_in_parallel_(void) { return to_logical(omp_in_parallel()); }
 int32_t omp_in_final_(void) { return to_logical(omp_in_final()); }
+/* integer(omp_event_handle_kind) is an intptr_t, and omp_lib passes it by value. */
+void omp_fulfill_event_(intptr_t event) { omp_fulfill_event((omp_event_handle_t)event); }
 int32_t omp_get_level_(void) { return omp_get_level(); }
 int32_t omp_get_active_level_(void) { return omp_get_active_level(); }
 int32_t omp_get_ancestor_thread_num_(const int32_t *level)

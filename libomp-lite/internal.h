@@ -73,6 +73,68 @@ struct lite_pool;
 struct lite_ws;
 
 /* Per-thread state, one cache-line-aligned block reached through one thread-local pointer. */
+/* ---------------------------------------------------------------- explicit tasks (task.c) */
+
+struct lite_task;
+
+/* A taskgroup region: counts the tasks that belong to it until they complete. */
+struct lite_taskgroup {
+  struct lite_taskgroup *prev; /* the enclosing taskgroup of the same task */
+  unsigned incomplete;         /* its tasks not complete yet (under the queue's lock) */
+  _Atomic bool cancelled;
+};
+
+/* Where sibling tasks with depend clauses meet: per address, the last task that wrote it (out,
+   inout, mutexinoutset) and the readers (in) since then, all still incomplete. */
+struct lite_dep_entry {
+  void *addr;
+  struct lite_task *last_out;
+  struct lite_task **readers;
+  unsigned nreaders, readers_cap;
+};
+struct lite_dep_table {
+  struct lite_dep_entry *slots; /* open addressing by address, cap a power of two */
+  unsigned cap, used;
+  struct lite_task *all_memory; /* the last incomplete task with depend(..: omp_all_memory) */
+};
+
+enum lite_task_state { LITE_TASK_WAITING, LITE_TASK_READY, LITE_TASK_RUNNING,
+                       LITE_TASK_DETACHED, LITE_TASK_DONE };
+
+/* A task: an explicit one (allocated with its data) or a thread's implicit one. Every field but
+   fn/data is read and written under the lock of the queue the task was created in. */
+struct lite_task {
+  struct lite_task *parent;           /* the task that created it; NULL for implicit tasks */
+  struct lite_tasks *queue;           /* the team's task queue it was created in */
+  struct lite_taskgroup *group;       /* the taskgroup it belongs to, if any */
+  struct lite_taskgroup *taskgroup;   /* the innermost taskgroup open in it */
+  void (*fn)(void *);
+  void *data;
+  struct lite_task *next, *prev;      /* in the queue's ready list */
+  struct lite_task *sib_next, *sib_prev; /* in its parent's list of ready children */
+  struct lite_task *ready_children;   /* its children that are ready to run */
+  unsigned children;                  /* its children not complete yet */
+  unsigned npred;                     /* the tasks it depends on not complete yet */
+  unsigned nsucc, succ_cap;
+  struct lite_task **succ;            /* the tasks that depend on it */
+  void **dep_addrs;                   /* its depend addresses, to take out of the table */
+  unsigned ndeps;
+  struct lite_dep_table *deps;        /* dependences among its children */
+  enum lite_task_state state;
+  bool implicit, final, detach, fulfilled, creator_owns;
+  bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
+  struct lite_icv icv;                /* its data environment's ICVs */
+};
+
+/* The task queue of a team (or of a thread outside any parallel region). */
+struct lite_tasks {
+  _Atomic uint32_t lock;
+  struct lite_task *head, *tail;      /* ready tasks, oldest first */
+  _Atomic unsigned incomplete;        /* tasks created here and not complete */
+  _Atomic uint32_t gen;               /* bumped when a task becomes ready or completes */
+  _Atomic uint32_t sleepers;
+};
+
 struct lite_thread {
   struct lite_team *team;   /* innermost enclosing team; NULL outside any parallel region */
   unsigned id;              /* thread number in that team */
@@ -90,6 +152,9 @@ struct lite_thread {
   struct lite_ws **solo;    /* solo[L]: worksharing entry of its team of one at level L */
   unsigned nsolo;
   bool is_worker;           /* created by libomp-lite (not a user/root thread) */
+  struct lite_task *task;   /* the task it runs; NULL: its implicit task outside any region */
+  struct lite_task root_task;   /* that implicit task, once it creates tasks */
+  struct lite_tasks root_tasks; /* and the queue of the tasks it creates */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -117,6 +182,9 @@ struct lite_team {
                                      of the barrier that ends it, + 1 */
   struct lite_ws *ring;        /* worksharing constructs in flight (work.c) */
   unsigned ring_mask;          /* ring has ring_mask + 1 entries */
+  struct lite_task *saved_task;   /* the encountering thread's task, put back at the end */
+  struct lite_task leader_task;   /* the implicit task of thread 0 in this region */
+  struct lite_tasks tasks LITE_ALIGNED; /* the explicit tasks of the region (task.c) */
 };
 
 /* The most threads one team may have: a num_threads clause or ICV above it is clamped (with a
@@ -307,6 +375,50 @@ void lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
                        lite_ws_setup_fn setup, void *arg);
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
                          lite_ws_setup_fn setup, void *arg);
+
+/* ---------------------------------------------------------------- task.c */
+
+/* Starts t as the implicit task of a thread in a new region (or outside any). */
+static inline void lite_task_implicit_init(struct lite_task *t)
+{
+  t->implicit = true;
+  t->final = false;
+  t->children = 0;
+  t->ready_children = NULL;
+  t->taskgroup = NULL;
+  t->deps = NULL;
+  t->state = LITE_TASK_RUNNING;
+}
+
+/* The task queue explicit tasks created by thr go to. */
+static inline struct lite_tasks *lite_tasks_of(struct lite_thread *thr)
+{
+  return thr->team != NULL ? &thr->team->tasks : &thr->root_tasks;
+}
+
+/* The task part of a barrier (and of the end of a region): runs the queue's tasks until none
+   is incomplete. One load when there are none. */
+void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q);
+static inline void lite_tasks_drain(struct lite_thread *thr)
+{
+  struct lite_tasks *q = lite_tasks_of(thr);
+  if (lite_unlikely(atomic_load_explicit(&q->incomplete, memory_order_acquire) != 0))
+    lite_tasks_drain_slow(thr, q);
+}
+
+/* GOMP_task, with a hook for GOMP_taskloop: prepare(copy, arg) runs on the task's own copy of
+   its data before the task can start. */
+void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                      long arg_size, long arg_align, bool if_clause, unsigned flags,
+                      void **depend, void *detach, void (*prepare)(void *, void *),
+                      void *prepare_arg);
+
+/* After the drain at the end of an implicit task: frees what its children left. */
+void lite_task_implicit_end(struct lite_task *t);
+
+/* Whether the taskgroup the current task is in (or an enclosing one) was cancelled. */
+bool lite_taskgroup_cancelled(struct lite_thread *thr);
+void lite_taskgroup_cancel(struct lite_thread *thr);
 
 /* ---------------------------------------------------------------- barrier.c */
 

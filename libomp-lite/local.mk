@@ -26,6 +26,8 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/cancel.c \
 	libomp-lite/scope.c \
 	libomp-lite/error.c \
+	libomp-lite/task.c \
+	libomp-lite/taskloop.c \
 	libomp-lite/critical.c \
 	libomp-lite/lock.c \
 	libomp-lite/time.c \

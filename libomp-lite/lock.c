@@ -114,14 +114,16 @@ static inline struct lite_nest_lock *nest(omp_nest_lock_t *lock)
   return (struct lite_nest_lock *)lock;
 }
 
-/* OpenMP 3.0 gives nest locks to tasks, not threads. Without explicit tasks, the task a thread
-   runs is its implicit task of the innermost region it is in, one per nesting level at a time:
-   a nested region (even a team of one, as `parallel if (0)`) runs a different task, which must
-   not count as the owner (GCC's libgomp.c/lock-1.c). The level goes in the top bits, which
-   user-space addresses on x86-64 and AArch64 leave clear. TODO(tasks): the current task. */
+/* OpenMP 3.0 gives nest locks to tasks, not threads. An explicit task is its own identity. A
+   thread's implicit task is that of the innermost region it is in, one per nesting level at a
+   time: a nested region (even a team of one, as `parallel if (0)`) runs a different task, which
+   must not count as the owner (GCC's libgomp.c/lock-1.c). The level goes in the top bits, which
+   user-space addresses on x86-64 and AArch64 leave clear. */
 static inline void *nest_lock_owner_id(void)
 {
   struct lite_thread *thr = lite_self();
+  if (thr->task != NULL && !thr->task->implicit)
+    return thr->task;
   uintptr_t level = thr->team != NULL ? thr->team->level : 0;
   return (void *)((uintptr_t)thr ^ (level << 48));
 }

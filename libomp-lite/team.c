@@ -114,8 +114,11 @@ struct worker_start {
 };
 
 /* A member's starting state in a new region: the same for the leader and the workers. */
-static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id)
+static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id,
+                         struct lite_task *implicit)
 {
+  lite_task_implicit_init(implicit);
+  thr->task = implicit;
   thr->team = pool->team;
   thr->id = id;
   thr->icv = pool->team->icv;
@@ -128,12 +131,17 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
 
 static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
 {
-  start_member(thr, pool, id);
+  struct lite_task implicit;
+  start_member(thr, pool, id, &implicit);
   pool->fn(pool->data);
-  /* The implicit barrier at the end of the region: arrive and go; the leader gathers. */
+  /* The implicit barrier at the end of the region: its tasks first, then arrive and go; the
+     leader gathers. */
+  lite_tasks_drain(thr);
+  lite_task_implicit_end(&implicit);
   struct lite_slot *slot = pool->slots[id];
   slot->ws_count = thr->ws_count;
   thr->team = NULL;
+  thr->task = NULL;
   lite_join_arrive(pool, slot, gen);
 }
 
@@ -318,6 +326,7 @@ static void save_state(struct lite_thread *thr, struct lite_team *team)
   team->saved_ws_count = thr->ws_count;
   team->saved_chunk_lo = thr->chunk_lo;
   team->saved_chunk_hi = thr->chunk_hi;
+  team->saved_task = thr->task;
 }
 
 static void leave_team(struct lite_thread *thr, struct lite_team *team)
@@ -331,6 +340,7 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->ws_count = team->saved_ws_count;
   thr->chunk_lo = team->saved_chunk_lo;
   thr->chunk_hi = team->saved_chunk_hi;
+  thr->task = team->saved_task;
 }
 
 /* Assigns only when the value changes: a pool's team line then stays shared in the workers'
@@ -404,7 +414,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
 
   save_state(thr, team);
-  start_member(thr, pool, 0);
+  start_member(thr, pool, 0, &team->leader_task);
   return team;
 }
 
@@ -412,6 +422,8 @@ void lite_team_join(struct lite_thread *thr)
 {
   struct lite_team *team = thr->team;
   struct lite_pool *pool = team->pool;
+  lite_tasks_drain(thr);
+  lite_task_implicit_end(&team->leader_task);
   lite_join_gather(pool, team->nthreads, atomic_load_explicit(&pool->gen, memory_order_relaxed));
   /* The next region's barriers start past every epoch this one used. Members pass the same
      barriers, except when a cancelled region released some of them early. */
@@ -447,7 +459,10 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
   team->copyprivate = NULL;
   team->ring = NULL;
   team->ring_mask = 0;
+  memset(&team->tasks, 0, sizeof team->tasks);
   save_state(thr, team);
+  lite_task_implicit_init(&team->leader_task);
+  thr->task = &team->leader_task;
   thr->team = team;
   thr->id = 0;
   thr->icv = team->icv;
@@ -460,5 +475,7 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
 
 void lite_team_leave_serial(struct lite_thread *thr)
 {
+  lite_tasks_drain(thr);
+  lite_task_implicit_end(&thr->team->leader_task);
   leave_team(thr, thr->team);
 }

@@ -66,9 +66,6 @@ int omp_get_team_size(int level)
   return team != NULL ? (int)team->nthreads : 1;
 }
 
-/* Explicit tasks come with the tasking issue; every task is an implicit one until then. */
-int omp_in_final(void) { return 0; }
-
 /* Hand the workers' resources back: idle pools are shut down and recreated on the next region. */
 int omp_pause_resource(omp_pause_resource_t kind, int device_num)
 {

@@ -17,7 +17,7 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
   void name(void) { unsupported(#name, what); }
 
 #define WORKSHARING "task reductions on worksharing constructs"
-#define TASKS "explicit tasks"
+#define TASKS "task reductions"
 #define DEVICES "target and teams constructs"
 #define ALLOCATORS "memory allocators"
 #define AFFINITY "places and thread affinity"
@@ -25,19 +25,9 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
 UNSUPPORTED(GOMP_parallel_reductions, WORKSHARING)
 UNSUPPORTED(GOMP_workshare_task_reduction_unregister, WORKSHARING)
 
-UNSUPPORTED(GOMP_task, TASKS)
 UNSUPPORTED(GOMP_task_reduction_remap, TASKS)
-UNSUPPORTED(GOMP_taskgroup_end, TASKS)
 UNSUPPORTED(GOMP_taskgroup_reduction_register, TASKS)
 UNSUPPORTED(GOMP_taskgroup_reduction_unregister, TASKS)
-UNSUPPORTED(GOMP_taskgroup_start, TASKS)
-UNSUPPORTED(GOMP_taskloop, TASKS)
-UNSUPPORTED(GOMP_taskloop_ull, TASKS)
-UNSUPPORTED(GOMP_taskwait, TASKS)
-UNSUPPORTED(GOMP_taskwait_depend, TASKS)
-UNSUPPORTED(GOMP_taskyield, TASKS)
-UNSUPPORTED(omp_fulfill_event, TASKS)
-UNSUPPORTED(omp_fulfill_event_, TASKS)
 
 UNSUPPORTED(GOMP_offload_register, DEVICES)
 UNSUPPORTED(GOMP_offload_register_ver, DEVICES)

@@ -1,0 +1,669 @@
+/* Explicit tasks: task, taskwait, taskgroup, taskyield, depend and detach (OpenMP 5.2 §12).
+
+   Each team has one task queue (struct lite_tasks, in the team) under one lock: the ready tasks
+   in creation order, and in each task the list of its own ready children. A task whose depend
+   clauses name incomplete sibling tasks waits in no list until they complete. Threads run queued
+   tasks at the task scheduling points where that cannot deadlock a conforming program: at
+   barriers and at the end of the region (any task of the team), in taskwait (the waiting task's
+   children), in taskgroup end (tasks of the group), and while an undeferred task waits for its
+   dependences (its siblings).
+
+   A task runs at once on the encountering thread, which waits for it to complete (undeferred),
+   when its if clause is false or it is final or inside a final task; it still waits for its
+   dependences first. In a team of one, or outside any parallel region, where no other thread
+   could run it, a task whose dependences are met also runs at once, but a detached one completes
+   only when its event is fulfilled, without the encountering thread waiting for that.
+
+   This first version puts correctness first: one lock per team, a malloc per task. The
+   benchmarks (bench/, task creation and taskwait) measure what that costs against libgomp. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* gcc's flags argument of GOMP_task and GOMP_taskloop (gomp-constants.h). */
+enum {
+  TASK_FLAG_FINAL = 1 << 1,
+  TASK_FLAG_DEPEND = 1 << 3,
+  TASK_FLAG_DETACH = 1 << 13,
+};
+
+/* The kinds of depend clauses, as gcc encodes them in omp_depend_t objects. */
+enum { DEPEND_IN = 1, DEPEND_OUT = 2, DEPEND_INOUT = 3, DEPEND_MUTEXINOUTSET = 4 };
+
+static inline void q_lock(struct lite_tasks *q) { lite_mutex_lock(&q->lock); }
+static inline void q_unlock(struct lite_tasks *q) { lite_mutex_unlock(&q->lock); }
+
+/* Under the lock, after any change a waiter may be waiting for. */
+static inline void changed(struct lite_tasks *q) { atomic_fetch_add(&q->gen, 1); }
+
+/* After the unlock: the futex call only if someone sleeps. */
+static inline void wake(struct lite_tasks *q)
+{
+  if (atomic_load(&q->sleepers) != 0)
+    lite_futex_wake(&q->gen, INT32_MAX);
+}
+
+/* The task thr runs now; outside any region, its implicit task is made real on first use. */
+static struct lite_task *current_task(struct lite_thread *thr)
+{
+  if (thr->task == NULL) {
+    lite_task_implicit_init(&thr->root_task);
+    thr->task = &thr->root_task;
+  }
+  return thr->task;
+}
+
+/* ------------------------------------------------------------------------------ ready lists */
+
+static void push_ready(struct lite_tasks *q, struct lite_task *t)
+{
+  t->state = LITE_TASK_READY;
+  t->next = NULL;
+  t->prev = q->tail;
+  if (q->tail != NULL)
+    q->tail->next = t;
+  else
+    q->head = t;
+  q->tail = t;
+  struct lite_task *p = t->parent;
+  t->sib_prev = NULL;
+  t->sib_next = p->ready_children;
+  if (p->ready_children != NULL)
+    p->ready_children->sib_prev = t;
+  p->ready_children = t;
+  changed(q);
+}
+
+static void take_ready(struct lite_tasks *q, struct lite_task *t)
+{
+  if (t->prev != NULL)
+    t->prev->next = t->next;
+  else
+    q->head = t->next;
+  if (t->next != NULL)
+    t->next->prev = t->prev;
+  else
+    q->tail = t->prev;
+  struct lite_task *p = t->parent;
+  if (t->sib_prev != NULL)
+    t->sib_prev->sib_next = t->sib_next;
+  else
+    p->ready_children = t->sib_next;
+  if (t->sib_next != NULL)
+    t->sib_next->sib_prev = t->sib_prev;
+  t->state = LITE_TASK_RUNNING;
+}
+
+/* ----------------------------------------------------------------------------- dependences */
+
+struct dep {
+  void *addr; /* NULL: omp_all_memory */
+  int kind;
+};
+
+/* gcc's depend array: either {n, n_out, out..., in...} or {0, n, n_out, n_mutex, n_in, out...,
+   mutexinoutset..., in..., omp_depend_t objects...}, where an omp_depend_t holds {addr, kind}. */
+static unsigned count_deps(void **depend)
+{
+  return (unsigned)(uintptr_t)(depend[0] != NULL ? depend[0] : depend[1]);
+}
+
+static struct dep dep_at(void **depend, unsigned i)
+{
+  if (depend[0] != NULL) {
+    unsigned nout = (unsigned)(uintptr_t)depend[1];
+    return (struct dep){depend[2 + i], i < nout ? DEPEND_OUT : DEPEND_IN};
+  }
+  unsigned nout = (unsigned)(uintptr_t)depend[2], nmutex = (unsigned)(uintptr_t)depend[3];
+  unsigned nin = (unsigned)(uintptr_t)depend[4];
+  if (i < nout)
+    return (struct dep){depend[5 + i], DEPEND_OUT};
+  if (i < nout + nmutex)
+    return (struct dep){depend[5 + i], DEPEND_MUTEXINOUTSET};
+  if (i < nout + nmutex + nin)
+    return (struct dep){depend[5 + i], DEPEND_IN};
+  void **obj = depend[5 + i];
+  int kind = (int)(uintptr_t)obj[1];
+  if (kind < DEPEND_IN || kind > DEPEND_MUTEXINOUTSET)
+    lite_fatal("a depend(depobj: ...) clause names an omp_depend_t of unknown kind %d", kind);
+  return (struct dep){obj[0], kind};
+}
+
+static unsigned addr_hash(void *addr)
+{
+  uintptr_t a = (uintptr_t)addr;
+  return (unsigned)((a >> 3) ^ (a >> 17));
+}
+
+static struct lite_dep_entry *dep_lookup(struct lite_dep_table *tab, void *addr, bool add)
+{
+  if (add && (tab->used + 1) * 2 > tab->cap) {
+    unsigned cap = tab->cap != 0 ? tab->cap * 2 : 16;
+    struct lite_dep_entry *slots = calloc(cap, sizeof *slots);
+    if (slots == NULL)
+      lite_fatal("out of memory for task dependences");
+    for (unsigned i = 0; i < tab->cap; i++) {
+      if (tab->slots[i].addr == NULL)
+        continue;
+      unsigned j = addr_hash(tab->slots[i].addr) & (cap - 1);
+      while (slots[j].addr != NULL)
+        j = (j + 1) & (cap - 1);
+      slots[j] = tab->slots[i];
+    }
+    free(tab->slots);
+    tab->slots = slots;
+    tab->cap = cap;
+  }
+  if (tab->cap == 0)
+    return NULL;
+  for (unsigned i = addr_hash(addr) & (tab->cap - 1);; i = (i + 1) & (tab->cap - 1)) {
+    struct lite_dep_entry *e = &tab->slots[i];
+    if (e->addr == addr)
+      return e;
+    if (e->addr == NULL) {
+      if (!add)
+        return NULL;
+      e->addr = addr;
+      tab->used++;
+      return e;
+    }
+  }
+}
+
+static void free_dep_table(struct lite_dep_table *tab)
+{
+  if (tab == NULL)
+    return;
+  for (unsigned i = 0; i < tab->cap; i++)
+    free(tab->slots[i].readers);
+  free(tab->slots);
+  free(tab);
+}
+
+/* succ may start only after pred completes. */
+static void add_edge(struct lite_task *pred, struct lite_task *succ)
+{
+  if (pred == NULL || pred == succ || pred->state == LITE_TASK_DONE)
+    return;
+  if (pred->nsucc == pred->succ_cap) {
+    unsigned cap = pred->succ_cap != 0 ? pred->succ_cap * 2 : 4;
+    struct lite_task **succs = realloc(pred->succ, cap * sizeof *succs);
+    if (succs == NULL)
+      lite_fatal("out of memory for task dependences");
+    pred->succ = succs;
+    pred->succ_cap = cap;
+  }
+  pred->succ[pred->nsucc++] = succ;
+  succ->npred++;
+}
+
+/* Per address, a writer follows every earlier reader and writer; a reader follows the last
+   writer. mutexinoutset is ordered like inout, which keeps its mutual exclusion; omp_all_memory
+   (a NULL address) follows every earlier sibling with a dependence, and every later one follows
+   it. */
+static void register_deps(struct lite_task *parent, struct lite_task *t, void **depend)
+{
+  if (parent->deps == NULL) {
+    parent->deps = calloc(1, sizeof *parent->deps);
+    if (parent->deps == NULL)
+      lite_fatal("out of memory for task dependences");
+  }
+  struct lite_dep_table *tab = parent->deps;
+  for (unsigned i = 0; i < t->ndeps; i++) {
+    struct dep d = dep_at(depend, i);
+    t->dep_addrs[i] = d.addr;
+    if (d.addr == NULL) {
+      /* omp_all_memory: after every sibling with a dependence; every later one after it. */
+      for (unsigned k = 0; k < tab->cap; k++) {
+        struct lite_dep_entry *e = &tab->slots[k];
+        add_edge(e->last_out, t);
+        for (unsigned r = 0; r < e->nreaders; r++)
+          add_edge(e->readers[r], t);
+      }
+      add_edge(tab->all_memory, t);
+      tab->all_memory = t;
+      continue;
+    }
+    add_edge(tab->all_memory, t);
+    struct lite_dep_entry *e = dep_lookup(tab, d.addr, true);
+    add_edge(e->last_out, t);
+    if (d.kind == DEPEND_IN) {
+      if (e->nreaders == e->readers_cap) {
+        unsigned cap = e->readers_cap != 0 ? e->readers_cap * 2 : 4;
+        struct lite_task **readers = realloc(e->readers, cap * sizeof *readers);
+        if (readers == NULL)
+          lite_fatal("out of memory for task dependences");
+        e->readers = readers;
+        e->readers_cap = cap;
+      }
+      e->readers[e->nreaders++] = t;
+    } else {
+      for (unsigned r = 0; r < e->nreaders; r++)
+        add_edge(e->readers[r], t);
+      e->nreaders = 0;
+      e->last_out = t;
+    }
+  }
+}
+
+/* A completing task leaves its parent's table, which names only incomplete tasks. */
+static void unregister_deps(struct lite_task *t)
+{
+  struct lite_dep_table *tab = t->parent->deps;
+  if (tab == NULL)
+    return;
+  if (tab->all_memory == t)
+    tab->all_memory = NULL;
+  for (unsigned i = 0; i < t->ndeps; i++) {
+    struct lite_dep_entry *e = t->dep_addrs[i] != NULL ? dep_lookup(tab, t->dep_addrs[i], false)
+                                                        : NULL;
+    if (e == NULL)
+      continue;
+    if (e->last_out == t)
+      e->last_out = NULL;
+    for (unsigned r = 0; r < e->nreaders;) {
+      if (e->readers[r] == t)
+        e->readers[r] = e->readers[--e->nreaders];
+      else
+        r++;
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------ life of a task */
+
+static bool in_cancelled_group(const struct lite_taskgroup *g)
+{
+  for (; g != NULL; g = g->prev)
+    if (atomic_load_explicit(&g->cancelled, memory_order_relaxed))
+      return true;
+  return false;
+}
+
+/* A task of a cancelled parallel region or taskgroup that has not started is discarded, unless
+   its data was copy-constructed: only its body destroys those copies (C++ firstprivate). */
+static bool discarded(struct lite_thread *thr, const struct lite_task *t)
+{
+  if (!lite_env.cancellation || t->copied)
+    return false;
+  return (thr->team != NULL && atomic_load(&thr->team->cancelled)) || in_cancelled_group(t->group);
+}
+
+/* Memory of a task: freed once it is done and none of its children still points to it. */
+static void maybe_free(struct lite_task *t)
+{
+  if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE && t->children == 0)
+    free(t);
+}
+
+/* Under the lock: t is complete (its body ran, its event, if any, was fulfilled). */
+static void complete(struct lite_tasks *q, struct lite_task *t)
+{
+  t->state = LITE_TASK_DONE;
+  struct lite_task *p = t->parent;
+  if (t->ndeps != 0)
+    unregister_deps(t);
+  for (unsigned i = 0; i < t->nsucc; i++) {
+    struct lite_task *s = t->succ[i];
+    if (--s->npred == 0 && s->state == LITE_TASK_WAITING && !s->creator_owns)
+      push_ready(q, s);
+  }
+  free(t->succ);
+  t->succ = NULL;
+  t->nsucc = t->succ_cap = 0;
+  if (t->group != NULL)
+    t->group->incomplete--;
+  p->children--;
+  atomic_fetch_sub(&q->incomplete, 1);
+  changed(q);
+  maybe_free(t);
+  maybe_free(p);
+}
+
+static void finish_body(struct lite_tasks *q, struct lite_task *t)
+{
+  q_lock(q);
+  /* No sibling of its children can come now: their dependence table goes. */
+  free_dep_table(t->deps);
+  t->deps = NULL;
+  if (t->detach && !t->fulfilled)
+    t->state = LITE_TASK_DETACHED;
+  else
+    complete(q, t);
+  q_unlock(q);
+  wake(q);
+}
+
+static void run_task(struct lite_thread *thr, struct lite_task *t)
+{
+  struct lite_task *saved_task = thr->task;
+  struct lite_icv saved_icv = thr->icv;
+  thr->task = t;
+  thr->icv = t->icv;
+  if (t->fn != NULL && !discarded(thr, t))
+    t->fn(t->data);
+  thr->task = saved_task;
+  thr->icv = saved_icv;
+  finish_body(t->queue, t);
+}
+
+/* -------------------------------------------------------------------------------- waiting */
+
+/* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile. */
+struct wait_rule {
+  bool (*done)(struct lite_tasks *q, void *arg);
+  struct lite_task *(*pick)(struct lite_tasks *q, void *arg);
+};
+
+/* Runs what rule lets it run until rule says done; between tasks, waits for the queue to change
+   (spin, yield or sleep, as every wait in libomp-lite: wait.c). */
+static void wait_until(struct lite_thread *thr, struct lite_tasks *q, const struct wait_rule *rule,
+                       void *arg)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  for (;;) {
+    uint32_t gen = atomic_load(&q->gen);
+    q_lock(q);
+    if (rule->done(q, arg)) {
+      q_unlock(q);
+      return;
+    }
+    struct lite_task *t = rule->pick(q, arg);
+    if (t != NULL)
+      take_ready(q, t);
+    q_unlock(q);
+    if (t != NULL) {
+      run_task(thr, t);
+      lite_waiter_init(&w);
+      continue;
+    }
+    while (atomic_load(&q->gen) == gen) {
+      if (lite_waiter_poll(&w))
+        continue;
+      lite_park_begin(&q->sleepers);
+      if (atomic_load(&q->gen) == gen)
+        lite_futex_wait(&q->gen, gen);
+      lite_park_end(&q->sleepers);
+      lite_waiter_init(&w);
+    }
+  }
+}
+
+static struct lite_task *pick_any(struct lite_tasks *q, void *arg)
+{
+  (void)arg;
+  return q->head;
+}
+
+static struct lite_task *pick_child(struct lite_tasks *q, void *task)
+{
+  (void)q;
+  return ((struct lite_task *)task)->ready_children;
+}
+
+static struct lite_task *pick_sibling(struct lite_tasks *q, void *task)
+{
+  (void)q;
+  return ((struct lite_task *)task)->parent->ready_children;
+}
+
+static struct lite_task *pick_in_group(struct lite_tasks *q, void *group)
+{
+  for (struct lite_task *t = q->head; t != NULL; t = t->next)
+    for (struct lite_taskgroup *g = t->group; g != NULL; g = g->prev)
+      if (g == group)
+        return t;
+  return NULL;
+}
+
+static bool queue_empty(struct lite_tasks *q, void *arg)
+{
+  (void)arg;
+  return atomic_load_explicit(&q->incomplete, memory_order_relaxed) == 0;
+}
+
+static bool no_children(struct lite_tasks *q, void *task)
+{
+  (void)q;
+  return ((struct lite_task *)task)->children == 0;
+}
+
+static bool no_predecessors(struct lite_tasks *q, void *task)
+{
+  (void)q;
+  return ((struct lite_task *)task)->npred == 0;
+}
+
+static bool task_done(struct lite_tasks *q, void *task)
+{
+  (void)q;
+  return ((struct lite_task *)task)->state == LITE_TASK_DONE;
+}
+
+static bool group_done(struct lite_tasks *q, void *group)
+{
+  (void)q;
+  return ((struct lite_taskgroup *)group)->incomplete == 0;
+}
+
+static const struct wait_rule drain_rule = {queue_empty, pick_any};
+static const struct wait_rule taskwait_rule = {no_children, pick_child};
+static const struct wait_rule deps_rule = {no_predecessors, pick_sibling};
+static const struct wait_rule detach_rule = {task_done, pick_any};
+static const struct wait_rule taskgroup_rule = {group_done, pick_in_group};
+
+void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q)
+{
+  wait_until(thr, q, &drain_rule, NULL);
+}
+
+void lite_task_implicit_end(struct lite_task *t)
+{
+  free_dep_table(t->deps);
+  t->deps = NULL;
+}
+
+/* --------------------------------------------------------------------------- entry points */
+
+/* A new task of the current task: counted everywhere it must be waited for, its dependences
+   registered. Returns it with the lock held. */
+static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *parent,
+                                  struct lite_tasks *q, unsigned ndeps, size_t data_size,
+                                  size_t data_align)
+{
+  size_t head = sizeof(struct lite_task) + ndeps * sizeof(void *);
+  size_t size = head + (data_size != 0 ? data_size + data_align - 1 : 0);
+  struct lite_task *t = malloc(size);
+  if (t == NULL)
+    lite_fatal("out of memory creating a task");
+  memset(t, 0, sizeof *t);
+  t->parent = parent;
+  t->queue = q;
+  t->group = parent->taskgroup;
+  t->taskgroup = t->group;
+  t->dep_addrs = (void **)(t + 1);
+  t->ndeps = ndeps;
+  t->icv = thr->icv;
+  if (data_size != 0)
+    t->data = (void *)(((uintptr_t)t + head + data_align - 1) & ~(uintptr_t)(data_align - 1));
+  t->state = LITE_TASK_WAITING;
+  return t;
+}
+
+/* Counts t in and registers its dependences: under the lock. */
+static void enter_task(struct lite_tasks *q, struct lite_task *parent, struct lite_task *t,
+                       void **depend)
+{
+  parent->children++;
+  if (t->group != NULL)
+    t->group->incomplete++;
+  atomic_fetch_add(&q->incomplete, 1);
+  if (t->ndeps != 0)
+    register_deps(parent, t, depend);
+}
+
+/* The encountering thread runs t now, after its dependences; a detached t also waits for its
+   event, as libgomp does. */
+static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct lite_task *t)
+{
+  if (t->npred != 0)
+    wait_until(thr, q, &deps_rule, t);
+  run_task(thr, t);
+  if (t->detach)
+    wait_until(thr, q, &detach_rule, t);
+  q_lock(q);
+  t->creator_owns = false;
+  maybe_free(t);
+  q_unlock(q);
+}
+
+static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
+{
+  return lite_env.cancellation &&
+         ((thr->team != NULL && atomic_load(&thr->team->cancelled)) ||
+          in_cancelled_group(parent->taskgroup));
+}
+
+void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                      long arg_size, long arg_align, bool if_clause, unsigned flags,
+                      void **depend, void *detach, void (*prepare)(void *, void *),
+                      void *prepare_arg)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *parent = current_task(thr);
+  if (creation_cancelled(thr, parent))
+    return;
+  struct lite_tasks *q = lite_tasks_of(thr);
+  bool undeferred = !if_clause || parent->final;
+  bool solo = thr->team == NULL || thr->team->pool == NULL;
+  unsigned ndeps = (flags & TASK_FLAG_DEPEND) ? count_deps(depend) : 0;
+  /* An undeferred task may use the caller's block, which outlives it; the others and a
+     copy-constructed one get their own. */
+  bool copy = !undeferred || cpyfn != NULL || prepare != NULL;
+  size_t align = arg_align > 1 ? (size_t)arg_align : 1;
+  struct lite_task *t = new_task(thr, parent, q, ndeps, copy ? (size_t)arg_size : 0, align);
+  t->fn = fn;
+  t->final = (flags & TASK_FLAG_FINAL) || parent->final;
+  t->creator_owns = undeferred;
+  if (flags & TASK_FLAG_DETACH) {
+    /* The event handle goes to the detach variable and, for the task's own copy, to the first
+       word of its data block, where gcc keeps the event. */
+    t->detach = true;
+    *(void **)detach = t;
+    if (data != NULL)
+      *(void **)data = t;
+  }
+  if (!copy)
+    t->data = data;
+  else if (cpyfn != NULL) {
+    cpyfn(t->data, data);
+    t->copied = true;
+  }
+  else
+    memcpy(t->data, data, (size_t)arg_size);
+  if (prepare != NULL)
+    prepare(t->data, prepare_arg);
+  q_lock(q);
+  enter_task(q, parent, t, depend);
+  bool run_now = solo && !undeferred && t->npred == 0;
+  bool ready = !undeferred && !run_now && t->npred == 0;
+  if (run_now)
+    t->state = LITE_TASK_RUNNING;
+  if (ready)
+    push_ready(q, t);
+  q_unlock(q);
+  if (ready)
+    wake(q);
+  if (undeferred)
+    run_undeferred(thr, q, t);
+  else if (run_now)
+    run_task(thr, t);
+}
+
+void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+               long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+               void *detach)
+{
+  (void)priority; /* a hint; this queue runs tasks in creation order */
+  lite_task_create(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, NULL,
+                   NULL);
+}
+
+void GOMP_taskwait(void)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *cur = thr->task;
+  if (cur == NULL || cur->children == 0) /* read outside the lock: only cur adds children */
+    return;
+  wait_until(thr, lite_tasks_of(thr), &taskwait_rule, cur);
+}
+
+/* taskwait depend(...): waits for the earlier sibling tasks its clauses name, through an empty
+   undeferred task with those dependences. */
+void GOMP_taskwait_depend(void **depend)
+{
+  GOMP_task(NULL, NULL, NULL, 0, 1, false, TASK_FLAG_DEPEND, depend, 0, NULL);
+}
+
+/* A task scheduling point where nothing must happen: the tasks that could run here are run by
+   the other threads of the team, or at the next taskwait or barrier. */
+void GOMP_taskyield(void) {}
+
+void GOMP_taskgroup_start(void)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *cur = current_task(thr);
+  struct lite_taskgroup *g = malloc(sizeof *g);
+  if (g == NULL)
+    lite_fatal("out of memory starting a taskgroup");
+  g->prev = cur->taskgroup;
+  g->incomplete = 0;
+  atomic_init(&g->cancelled, false);
+  cur->taskgroup = g;
+}
+
+void GOMP_taskgroup_end(void)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *cur = current_task(thr);
+  struct lite_taskgroup *g = cur->taskgroup;
+  if (g == NULL)
+    return;
+  wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, g);
+  cur->taskgroup = g->prev;
+  free(g);
+}
+
+bool lite_taskgroup_cancelled(struct lite_thread *thr)
+{
+  return thr->task != NULL && in_cancelled_group(thr->task->taskgroup);
+}
+
+void lite_taskgroup_cancel(struct lite_thread *thr)
+{
+  struct lite_task *cur = current_task(thr);
+  if (cur->taskgroup != NULL)
+    atomic_store(&cur->taskgroup->cancelled, true);
+}
+
+void omp_fulfill_event(omp_event_handle_t event)
+{
+  struct lite_task *t = (struct lite_task *)(uintptr_t)event;
+  struct lite_tasks *q = t->queue;
+  q_lock(q);
+  if (t->fulfilled)
+    lite_fatal("omp_fulfill_event: the event was fulfilled already");
+  t->fulfilled = true;
+  if (t->state == LITE_TASK_DETACHED)
+    complete(q, t);
+  q_unlock(q);
+  wake(q);
+}
+
+int omp_in_final(void)
+{
+  struct lite_task *t = lite_self()->task;
+  return t != NULL && t->final;
+}
