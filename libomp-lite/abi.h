@@ -337,6 +337,55 @@ LITE_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
 LITE_EXPORT int omp_in_final(void);
 LITE_EXPORT void omp_fulfill_event(omp_event_handle_t event);
 
+/* ---- target and teams, on the host (target.c, teams.c) ---- */
+LITE_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **hostaddrs,
+                                 size_t *sizes, unsigned short *kinds, unsigned flags,
+                                 void **depend, void **args);
+LITE_EXPORT void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapnum,
+                             void **hostaddrs, size_t *sizes, unsigned char *kinds);
+LITE_EXPORT void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
+                                      unsigned short *kinds);
+LITE_EXPORT void GOMP_target_data(int device, const void *unused, size_t mapnum, void **hostaddrs,
+                                  size_t *sizes, unsigned char *kinds);
+LITE_EXPORT void GOMP_target_end_data(void);
+LITE_EXPORT void GOMP_target_update(int device, const void *unused, size_t mapnum,
+                                    void **hostaddrs, size_t *sizes, unsigned char *kinds);
+LITE_EXPORT void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs,
+                                        size_t *sizes, unsigned short *kinds, unsigned flags,
+                                        void **depend);
+LITE_EXPORT void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs,
+                                             size_t *sizes, unsigned short *kinds,
+                                             unsigned flags, void **depend);
+LITE_EXPORT void GOMP_offload_register_ver(unsigned version, const void *host_table,
+                                           int target_type, const void *target_data);
+LITE_EXPORT void GOMP_offload_register(const void *host_table, int target_type,
+                                       const void *target_data);
+LITE_EXPORT void GOMP_offload_unregister_ver(unsigned version, const void *host_table,
+                                             int target_type, const void *target_data);
+LITE_EXPORT void GOMP_offload_unregister(const void *host_table, int target_type,
+                                         const void *target_data);
+LITE_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
+                                unsigned thread_limit, unsigned flags);
+LITE_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high,
+                             unsigned thread_limit, bool first);
+LITE_EXPORT void GOMP_teams(unsigned num_teams, unsigned thread_limit);
+LITE_EXPORT int omp_get_num_teams(void);
+LITE_EXPORT int omp_get_team_num(void);
+LITE_EXPORT void *omp_target_alloc(size_t size, int device);
+LITE_EXPORT void omp_target_free(void *ptr, int device);
+LITE_EXPORT int omp_target_is_present(const void *ptr, int device);
+LITE_EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length, size_t dst_offset,
+                                  size_t src_offset, int dst_device, int src_device);
+LITE_EXPORT int omp_target_memcpy_rect(void *dst, const void *src, size_t element_size,
+                                       int num_dims, const size_t *volume,
+                                       const size_t *dst_offsets, const size_t *src_offsets,
+                                       const size_t *dst_dimensions,
+                                       const size_t *src_dimensions, int dst_device,
+                                       int src_device);
+LITE_EXPORT int omp_target_associate_ptr(const void *host_ptr, const void *device_ptr,
+                                         size_t size, size_t device_offset, int device);
+LITE_EXPORT int omp_target_disassociate_ptr(const void *ptr, int device);
+
 /* ICVs (icv.c) */
 LITE_EXPORT void omp_set_num_threads(int n);
 LITE_EXPORT int omp_get_max_threads(void);
@@ -360,8 +409,6 @@ LITE_EXPORT int omp_get_num_devices(void);
 LITE_EXPORT int omp_get_device_num(void);
 LITE_EXPORT int omp_get_initial_device(void);
 LITE_EXPORT int omp_is_initial_device(void);
-LITE_EXPORT int omp_get_num_teams(void);
-LITE_EXPORT int omp_get_team_num(void);
 LITE_EXPORT void omp_set_num_teams(int num_teams);
 LITE_EXPORT int omp_get_max_teams(void);
 LITE_EXPORT void omp_set_teams_thread_limit(int limit);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------- wait policy constants */
 
@@ -398,6 +399,23 @@ static bool read_bool(struct env_reader *r, const char *name, bool *out)
   return false;
 }
 
+/* OMP_TARGET_OFFLOAD: mandatory, disabled or default, in any case. */
+static const char *const offload_names[] = {"DEFAULT", "MANDATORY", "DISABLED"};
+
+static void read_target_offload(struct env_reader *r)
+{
+  const char *v = r->get("OMP_TARGET_OFFLOAD");
+  if (v == NULL)
+    return;
+  for (unsigned i = 0; i < 3; i++) {
+    if (strcasecmp(v, offload_names[i]) == 0) {
+      r->env->target_offload = (enum lite_offload)i;
+      return;
+    }
+  }
+  warn_invalid("OMP_TARGET_OFFLOAD", v, "mandatory, disabled or default", "default");
+}
+
 /* libomp-lite's own switches also take 1 and 0. */
 static void read_switch(struct env_reader *r, const char *name, bool *out)
 {
@@ -661,6 +679,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   if (read_int(&r, "OMP_TEAMS_THREAD_LIMIT", 1, INT_MAX, "a positive number", &n))
     env->teams_thread_limit = (int)n;
 
+  read_target_offload(&r);
   read_display_env(&r);
 }
 
@@ -781,7 +800,7 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   fprintf(out, "  OMP_DISPLAY_AFFINITY = '%s'\n", bool_name(env->display_affinity));
   fprintf(out, "  OMP_AFFINITY_FORMAT = '%s'\n", env->affinity_format);
   fputs("  OMP_ALLOCATOR = 'omp_default_mem_alloc'\n", out);
-  fputs("  OMP_TARGET_OFFLOAD = 'DEFAULT'\n", out);
+  fprintf(out, "  OMP_TARGET_OFFLOAD = '%s'\n", offload_names[env->target_offload]);
   if (verbose)
     print_verbose(out, env);
   fputs("OPENMP DISPLAY ENVIRONMENT END\n", out);

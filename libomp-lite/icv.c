@@ -111,11 +111,6 @@ int omp_is_initial_device(void) { return 1; }
 
 /* ---------------------------------------------------------------- teams */
 
-/* No teams construct runs on this host-only runtime's threads yet: one league of one team. */
-int omp_get_num_teams(void) { return 1; }
-
-int omp_get_team_num(void) { return 0; }
-
 /* Negative values are ignored; 0 means "no request", as in libgomp. */
 void omp_set_num_teams(int num_teams)
 {

@@ -51,6 +51,8 @@ struct lite_env {
   char *affinity_format;        /* affinity-format-var */
   int num_teams;                /* nteams-var */
   int teams_thread_limit;       /* teams-thread-limit-var */
+  enum lite_offload { LITE_OFFLOAD_DEFAULT, LITE_OFFLOAD_MANDATORY, LITE_OFFLOAD_DISABLED }
+      target_offload;           /* target-offload-var (OMP_TARGET_OFFLOAD) */
   int display_env;              /* OMP_DISPLAY_ENV: 0 no, 1 true, 2 verbose */
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
@@ -152,6 +154,8 @@ struct lite_thread {
   struct lite_ws **solo;    /* solo[L]: worksharing entry of its team of one at level L */
   unsigned nsolo;
   bool is_worker;           /* created by libomp-lite (not a user/root thread) */
+  unsigned num_teams;       /* the league of the teams region it is in (0: none) */
+  unsigned team_num;        /* and its team's number in it */
   struct lite_task *task;   /* the task it runs; NULL: its implicit task outside any region */
   struct lite_task root_task;   /* that implicit task, once it creates tasks */
   struct lite_tasks root_tasks; /* and the queue of the tasks it creates */
@@ -182,6 +186,7 @@ struct lite_team {
                                      of the barrier that ends it, + 1 */
   struct lite_ws *ring;        /* worksharing constructs in flight (work.c) */
   unsigned ring_mask;          /* ring has ring_mask + 1 entries */
+  unsigned num_teams, team_num;   /* the teams region the encountering thread is in */
   struct lite_task *saved_task;   /* the encountering thread's task, put back at the end */
   struct lite_task leader_task;   /* the implicit task of thread 0 in this region */
   struct lite_tasks tasks LITE_ALIGNED; /* the explicit tasks of the region (task.c) */

@@ -28,6 +28,8 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/error.c \
 	libomp-lite/task.c \
 	libomp-lite/taskloop.c \
+	libomp-lite/target.c \
+	libomp-lite/teams.c \
 	libomp-lite/critical.c \
 	libomp-lite/lock.c \
 	libomp-lite/time.c \

@@ -120,6 +120,8 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
   lite_task_implicit_init(implicit);
   thr->task = implicit;
   thr->team = pool->team;
+  thr->num_teams = pool->team->num_teams;
+  thr->team_num = pool->team->team_num;
   thr->id = id;
   thr->icv = pool->team->icv;
   thr->bar_epoch = pool->epoch;
@@ -361,6 +363,8 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
   SET_IF_CHANGED(team->active_level, nthreads > 1 ? active + 1 : active);
   SET_IF_CHANGED(team->parent, parent);
   SET_IF_CHANGED(team->parent_id, thr->id);
+  SET_IF_CHANGED(team->num_teams, thr->num_teams);
+  SET_IF_CHANGED(team->team_num, thr->team_num);
   struct lite_icv icv;
   child_icv(&icv, &thr->icv, level + 1);
   if (memcmp(&icv, &team->icv, sizeof icv) != 0)

@@ -18,7 +18,6 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
 
 #define WORKSHARING "task reductions on worksharing constructs"
 #define TASKS "task reductions"
-#define DEVICES "target and teams constructs"
 #define ALLOCATORS "memory allocators"
 #define AFFINITY "places and thread affinity"
 
@@ -29,28 +28,6 @@ UNSUPPORTED(GOMP_task_reduction_remap, TASKS)
 UNSUPPORTED(GOMP_taskgroup_reduction_register, TASKS)
 UNSUPPORTED(GOMP_taskgroup_reduction_unregister, TASKS)
 
-UNSUPPORTED(GOMP_offload_register, DEVICES)
-UNSUPPORTED(GOMP_offload_register_ver, DEVICES)
-UNSUPPORTED(GOMP_offload_unregister, DEVICES)
-UNSUPPORTED(GOMP_offload_unregister_ver, DEVICES)
-UNSUPPORTED(GOMP_target, DEVICES)
-UNSUPPORTED(GOMP_target_data, DEVICES)
-UNSUPPORTED(GOMP_target_data_ext, DEVICES)
-UNSUPPORTED(GOMP_target_end_data, DEVICES)
-UNSUPPORTED(GOMP_target_enter_exit_data, DEVICES)
-UNSUPPORTED(GOMP_target_ext, DEVICES)
-UNSUPPORTED(GOMP_target_update, DEVICES)
-UNSUPPORTED(GOMP_target_update_ext, DEVICES)
-UNSUPPORTED(GOMP_teams, DEVICES)
-UNSUPPORTED(GOMP_teams4, DEVICES)
-UNSUPPORTED(GOMP_teams_reg, DEVICES)
-UNSUPPORTED(omp_target_alloc, DEVICES)
-UNSUPPORTED(omp_target_associate_ptr, DEVICES)
-UNSUPPORTED(omp_target_disassociate_ptr, DEVICES)
-UNSUPPORTED(omp_target_free, DEVICES)
-UNSUPPORTED(omp_target_is_present, DEVICES)
-UNSUPPORTED(omp_target_memcpy, DEVICES)
-UNSUPPORTED(omp_target_memcpy_rect, DEVICES)
 
 UNSUPPORTED(GOMP_alloc, ALLOCATORS)
 UNSUPPORTED(GOMP_free, ALLOCATORS)

@@ -1,0 +1,71 @@
+/* The teams construct on the host (OpenMP 5.2 §10.2): a league of teams, run one after another by
+   the encountering thread, each as the initial thread of its team. Teams do not synchronise with
+   each other, so running them in turn is a valid schedule; each one can still fork a parallel
+   region of its own. The team number and league size are the thread's (and are handed to the
+   members of the parallel regions it starts: team.c). */
+#include "internal.h"
+
+#include <limits.h>
+
+/* With no num_teams clause and no OMP_NUM_TEAMS, libgomp's host league has 3 teams. */
+#define DEFAULT_TEAMS 3
+
+static unsigned clamp_limit(unsigned limit) { return limit > INT_MAX ? UINT32_MAX : limit; }
+
+/* teams outside a target region (OpenMP 5.0): fn runs once per team. */
+void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
+                    unsigned flags)
+{
+  (void)flags;
+  struct lite_thread *thr = lite_self();
+  if (thread_limit == 0)
+    thread_limit = (unsigned)lite_env.teams_thread_limit;
+  unsigned saved_limit = thr->icv.thread_limit;
+  if (thread_limit != 0)
+    thr->icv.thread_limit = clamp_limit(thread_limit);
+  if (num_teams == 0)
+    num_teams = lite_env.num_teams > 0 ? (unsigned)lite_env.num_teams : DEFAULT_TEAMS;
+  unsigned saved_teams = thr->num_teams, saved_num = thr->team_num;
+  thr->num_teams = num_teams;
+  for (thr->team_num = 0; thr->team_num < num_teams; thr->team_num++)
+    fn(data);
+  thr->num_teams = saved_teams;
+  thr->team_num = saved_num;
+  thr->icv.thread_limit = saved_limit;
+}
+
+/* teams inside a target region: gcc calls it as a loop condition around the teams body, first
+   with first = true; each true answer runs the body once more, as the next team. */
+bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit,
+                 bool first)
+{
+  (void)num_teams_high; /* the league may have any size in [low, high]: low teams */
+  struct lite_thread *thr = lite_self();
+  if (first) {
+    if (thread_limit != 0)
+      thr->icv.thread_limit = clamp_limit(thread_limit);
+    thr->num_teams = num_teams_low != 0 ? num_teams_low : 1;
+    thr->team_num = 0;
+    return true;
+  }
+  if (thr->team_num + 1 >= thr->num_teams)
+    return false;
+  thr->team_num++;
+  return true;
+}
+
+/* The OpenMP 4.5 form: the body runs once, as a league of one team. */
+void GOMP_teams(unsigned num_teams, unsigned thread_limit)
+{
+  (void)num_teams;
+  if (thread_limit != 0)
+    lite_self()->icv.thread_limit = clamp_limit(thread_limit);
+}
+
+int omp_get_num_teams(void)
+{
+  struct lite_thread *thr = lite_self();
+  return thr->num_teams != 0 ? (int)thr->num_teams : 1;
+}
+
+int omp_get_team_num(void) { return (int)lite_self()->team_num; }
