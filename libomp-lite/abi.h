@@ -42,6 +42,62 @@ typedef enum omp_sync_hint_t {
 typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
+/* Memory spaces, allocators and their traits, as in gcc's omp.h. */
+typedef enum omp_memspace_handle_t {
+  omp_default_mem_space = 0,
+  omp_large_cap_mem_space = 1,
+  omp_const_mem_space = 2,
+  omp_high_bw_mem_space = 3,
+  omp_low_lat_mem_space = 4,
+  omp_memspace_handle_t_max__ = UINTPTR_MAX
+} omp_memspace_handle_t;
+typedef enum omp_allocator_handle_t {
+  omp_null_allocator = 0,
+  omp_default_mem_alloc = 1,
+  omp_large_cap_mem_alloc = 2,
+  omp_const_mem_alloc = 3,
+  omp_high_bw_mem_alloc = 4,
+  omp_low_lat_mem_alloc = 5,
+  omp_cgroup_mem_alloc = 6,
+  omp_pteam_mem_alloc = 7,
+  omp_thread_mem_alloc = 8,
+  omp_allocator_handle_t_max__ = UINTPTR_MAX
+} omp_allocator_handle_t;
+typedef enum omp_alloctrait_key_t {
+  omp_atk_sync_hint = 1,
+  omp_atk_alignment = 2,
+  omp_atk_access = 3,
+  omp_atk_pool_size = 4,
+  omp_atk_fallback = 5,
+  omp_atk_fb_data = 6,
+  omp_atk_pinned = 7,
+  omp_atk_partition = 8
+} omp_alloctrait_key_t;
+typedef enum omp_alloctrait_value_t {
+  omp_atv_default = UINTPTR_MAX,
+  omp_atv_false = 0,
+  omp_atv_true = 1,
+  omp_atv_contended = 3,
+  omp_atv_uncontended = 4,
+  omp_atv_serialized = 5,
+  omp_atv_private = 6,
+  omp_atv_all = 7,
+  omp_atv_thread = 8,
+  omp_atv_pteam = 9,
+  omp_atv_cgroup = 10,
+  omp_atv_default_mem_fb = 11,
+  omp_atv_null_fb = 12,
+  omp_atv_abort_fb = 13,
+  omp_atv_allocator_fb = 14,
+  omp_atv_environment = 15,
+  omp_atv_nearest = 16,
+  omp_atv_blocked = 17,
+  omp_atv_interleaved = 18
+} omp_alloctrait_value_t;
+typedef struct omp_alloctrait_t {
+  omp_alloctrait_key_t key;
+  uintptr_t value;
+} omp_alloctrait_t;
 /* The handle of a detached task's completion event: pointer-sized, as in gcc's omp.h. */
 typedef enum omp_event_handle_t { omp_event_handle_t_max__ = UINTPTR_MAX } omp_event_handle_t;
 
@@ -385,6 +441,24 @@ LITE_EXPORT int omp_target_memcpy_rect(void *dst, const void *src, size_t elemen
 LITE_EXPORT int omp_target_associate_ptr(const void *host_ptr, const void *device_ptr,
                                          size_t size, size_t device_offset, int device);
 LITE_EXPORT int omp_target_disassociate_ptr(const void *ptr, int device);
+
+/* ---- memory allocators (allocator.c) ---- */
+LITE_EXPORT omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t memspace, int ntraits,
+                                                      const omp_alloctrait_t traits[]);
+LITE_EXPORT void omp_destroy_allocator(omp_allocator_handle_t allocator);
+LITE_EXPORT void omp_set_default_allocator(omp_allocator_handle_t allocator);
+LITE_EXPORT omp_allocator_handle_t omp_get_default_allocator(void);
+LITE_EXPORT void *omp_alloc(size_t size, omp_allocator_handle_t allocator);
+LITE_EXPORT void *omp_aligned_alloc(size_t alignment, size_t size,
+                                    omp_allocator_handle_t allocator);
+LITE_EXPORT void *omp_calloc(size_t nmemb, size_t size, omp_allocator_handle_t allocator);
+LITE_EXPORT void *omp_aligned_calloc(size_t alignment, size_t nmemb, size_t size,
+                                     omp_allocator_handle_t allocator);
+LITE_EXPORT void *omp_realloc(void *ptr, size_t size, omp_allocator_handle_t allocator,
+                              omp_allocator_handle_t free_allocator);
+LITE_EXPORT void omp_free(void *ptr, omp_allocator_handle_t allocator);
+LITE_EXPORT void *GOMP_alloc(size_t alignment, size_t size, uintptr_t allocator);
+LITE_EXPORT void GOMP_free(void *ptr, uintptr_t allocator);
 
 /* ICVs (icv.c) */
 LITE_EXPORT void omp_set_num_threads(int n);

@@ -43,6 +43,7 @@ struct lite_env lite_env = {
     .thread_limit = UINT_MAX,
     .run_sched = omp_sched_dynamic,
     .bind = omp_proc_bind_false,
+    .default_allocator = omp_default_mem_alloc,
   },
   .ncpus = 1,
   .spincount = GOMP_SPINCOUNT_DEFAULT,
@@ -399,6 +400,33 @@ static bool read_bool(struct env_reader *r, const char *name, bool *out)
   return false;
 }
 
+/* OMP_ALLOCATOR: the name of a predefined allocator, in any case (OpenMP 5.2's
+   memspace:traits form is not in libgomp 12 either). */
+static const char *const allocator_names[] = {
+    NULL, "omp_default_mem_alloc", "omp_large_cap_mem_alloc", "omp_const_mem_alloc",
+    "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc", "omp_cgroup_mem_alloc",
+    "omp_pteam_mem_alloc", "omp_thread_mem_alloc"};
+
+static void read_allocator(struct env_reader *r)
+{
+  const char *v = r->get("OMP_ALLOCATOR");
+  if (v == NULL)
+    return;
+  size_t len = strlen(v);
+  while (len > 0 && isspace((unsigned char)v[len - 1]))
+    len--;
+  while (len > 0 && isspace((unsigned char)*v))
+    v++, len--;
+  for (unsigned i = 1; i < sizeof allocator_names / sizeof *allocator_names; i++) {
+    if (strlen(allocator_names[i]) == len && strncasecmp(v, allocator_names[i], len) == 0) {
+      r->env->icv.default_allocator = (omp_allocator_handle_t)i;
+      return;
+    }
+  }
+  warn_invalid("OMP_ALLOCATOR", v, "a predefined allocator such as omp_default_mem_alloc",
+               "omp_default_mem_alloc");
+}
+
 /* OMP_TARGET_OFFLOAD: mandatory, disabled or default, in any case. */
 static const char *const offload_names[] = {"DEFAULT", "MANDATORY", "DISABLED"};
 
@@ -638,6 +666,7 @@ static void set_defaults(struct lite_env *env, unsigned ncpus)
   env->icv.run_chunk = 0;
   env->icv.bind = omp_proc_bind_false;
   env->icv.default_device = 0;
+  env->icv.default_allocator = omp_default_mem_alloc;
   env->wait_policy = LITE_WAIT_DEFAULT;
   env->affinity_format = default_affinity_format;
 }
@@ -680,6 +709,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
     env->teams_thread_limit = (int)n;
 
   read_target_offload(&r);
+  read_allocator(&r);
   read_display_env(&r);
 }
 
@@ -799,7 +829,10 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   fprintf(out, "  OMP_MAX_TASK_PRIORITY = '%d'\n", env->max_task_priority);
   fprintf(out, "  OMP_DISPLAY_AFFINITY = '%s'\n", bool_name(env->display_affinity));
   fprintf(out, "  OMP_AFFINITY_FORMAT = '%s'\n", env->affinity_format);
-  fputs("  OMP_ALLOCATOR = 'omp_default_mem_alloc'\n", out);
+  /* A user-made default allocator has no name: '' (as in libgomp). */
+  uintptr_t allocator = (uintptr_t)icv->default_allocator;
+  fprintf(out, "  OMP_ALLOCATOR = '%s'\n",
+          allocator >= 1 && allocator <= 8 ? allocator_names[allocator] : "");
   fprintf(out, "  OMP_TARGET_OFFLOAD = '%s'\n", offload_names[env->target_offload]);
   if (verbose)
     print_verbose(out, env);

@@ -6,9 +6,8 @@
    clamped into int's range, as libgomp does, rather than truncated.
 
    Not here yet, because abi.h does not declare their C routines: the places
-   (omp_get_num_places_, omp_get_place_*_, omp_get_partition_*_), the affinity format
-   (omp_set/get_affinity_format_, omp_display_affinity_, omp_capture_affinity_), the allocators
-   (omp_init/destroy_allocator_, omp_set/get_default_allocator_). */
+   (omp_get_num_places_, omp_get_place_*_, omp_get_partition_*_) and the affinity format
+   (omp_set/get_affinity_format_, omp_display_affinity_, omp_capture_affinity_). */
 #include "lock.h"
 
 #include <limits.h>
@@ -52,6 +51,13 @@ LITE_EXPORT int32_t omp_get_num_procs_(void);
 LITE_EXPORT int32_t omp_in_parallel_(void);
 LITE_EXPORT int32_t omp_in_final_(void);
 LITE_EXPORT void omp_fulfill_event_(intptr_t event);
+LITE_EXPORT intptr_t omp_init_allocator_(const intptr_t *memspace, const int32_t *ntraits,
+                                         const omp_alloctrait_t *traits);
+LITE_EXPORT intptr_t omp_init_allocator_8_(const intptr_t *memspace, const int64_t *ntraits,
+                                           const omp_alloctrait_t *traits);
+LITE_EXPORT void omp_destroy_allocator_(const intptr_t *allocator);
+LITE_EXPORT void omp_set_default_allocator_(const intptr_t *allocator);
+LITE_EXPORT intptr_t omp_get_default_allocator_(void);
 LITE_EXPORT int32_t omp_get_level_(void);
 LITE_EXPORT int32_t omp_get_active_level_(void);
 LITE_EXPORT int32_t omp_get_ancestor_thread_num_(const int32_t *level);
@@ -252,6 +258,29 @@ int32_t omp_in_parallel_(void) { return to_logical(omp_in_parallel()); }
 int32_t omp_in_final_(void) { return to_logical(omp_in_final()); }
 /* integer(omp_event_handle_kind) is an intptr_t, and omp_lib passes it by value. */
 void omp_fulfill_event_(intptr_t event) { omp_fulfill_event((omp_event_handle_t)event); }
+
+/* Allocator handles and memory spaces are integer(c_intptr_t); omp_alloctrait is
+   {integer(c_int) key; integer(c_intptr_t) value}, the C layout. */
+intptr_t omp_init_allocator_(const intptr_t *memspace, const int32_t *ntraits,
+                             const omp_alloctrait_t *traits)
+{
+  return (intptr_t)omp_init_allocator((omp_memspace_handle_t)*memspace, *ntraits, traits);
+}
+intptr_t omp_init_allocator_8_(const intptr_t *memspace, const int64_t *ntraits,
+                               const omp_alloctrait_t *traits)
+{
+  return (intptr_t)omp_init_allocator((omp_memspace_handle_t)*memspace, clamp_to_int(*ntraits),
+                                      traits);
+}
+void omp_destroy_allocator_(const intptr_t *allocator)
+{
+  omp_destroy_allocator((omp_allocator_handle_t)*allocator);
+}
+void omp_set_default_allocator_(const intptr_t *allocator)
+{
+  omp_set_default_allocator((omp_allocator_handle_t)*allocator);
+}
+intptr_t omp_get_default_allocator_(void) { return (intptr_t)omp_get_default_allocator(); }
 int32_t omp_get_level_(void) { return omp_get_level(); }
 int32_t omp_get_active_level_(void) { return omp_get_active_level(); }
 int32_t omp_get_ancestor_thread_num_(const int32_t *level)

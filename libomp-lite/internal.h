@@ -28,6 +28,7 @@ struct lite_icv {
   int run_chunk;              /* its chunk size (0: the default) */
   omp_proc_bind_t bind;       /* bind-var */
   int default_device;         /* default-device-var */
+  omp_allocator_handle_t default_allocator; /* def-allocator-var */
 };
 
 enum lite_wait_policy { LITE_WAIT_DEFAULT, LITE_WAIT_ACTIVE, LITE_WAIT_PASSIVE };

@@ -30,6 +30,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/taskloop.c \
 	libomp-lite/target.c \
 	libomp-lite/teams.c \
+	libomp-lite/allocator.c \
 	libomp-lite/critical.c \
 	libomp-lite/lock.c \
 	libomp-lite/time.c \

@@ -18,7 +18,6 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
 
 #define WORKSHARING "task reductions on worksharing constructs"
 #define TASKS "task reductions"
-#define ALLOCATORS "memory allocators"
 #define AFFINITY "places and thread affinity"
 
 UNSUPPORTED(GOMP_parallel_reductions, WORKSHARING)
@@ -29,23 +28,6 @@ UNSUPPORTED(GOMP_taskgroup_reduction_register, TASKS)
 UNSUPPORTED(GOMP_taskgroup_reduction_unregister, TASKS)
 
 
-UNSUPPORTED(GOMP_alloc, ALLOCATORS)
-UNSUPPORTED(GOMP_free, ALLOCATORS)
-UNSUPPORTED(omp_aligned_alloc, ALLOCATORS)
-UNSUPPORTED(omp_aligned_calloc, ALLOCATORS)
-UNSUPPORTED(omp_alloc, ALLOCATORS)
-UNSUPPORTED(omp_calloc, ALLOCATORS)
-UNSUPPORTED(omp_destroy_allocator, ALLOCATORS)
-UNSUPPORTED(omp_destroy_allocator_, ALLOCATORS)
-UNSUPPORTED(omp_free, ALLOCATORS)
-UNSUPPORTED(omp_get_default_allocator, ALLOCATORS)
-UNSUPPORTED(omp_get_default_allocator_, ALLOCATORS)
-UNSUPPORTED(omp_init_allocator, ALLOCATORS)
-UNSUPPORTED(omp_init_allocator_, ALLOCATORS)
-UNSUPPORTED(omp_init_allocator_8_, ALLOCATORS)
-UNSUPPORTED(omp_realloc, ALLOCATORS)
-UNSUPPORTED(omp_set_default_allocator, ALLOCATORS)
-UNSUPPORTED(omp_set_default_allocator_, ALLOCATORS)
 
 UNSUPPORTED(omp_capture_affinity, AFFINITY)
 UNSUPPORTED(omp_capture_affinity_, AFFINITY)
