@@ -372,7 +372,7 @@ LITE_EXPORT int omp_get_active_level(void);
 LITE_EXPORT int omp_get_ancestor_thread_num(int level);
 LITE_EXPORT int omp_get_team_size(int level);
 
-/* ---- explicit tasks (task.c, taskloop.c) ---- */
+/* ---- explicit tasks (task.c, taskloop.c, task_reduction.c) ---- */
 LITE_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                            long arg_size, long arg_align, bool if_clause, unsigned flags,
                            void **depend, int priority, void *detach);
@@ -390,6 +390,12 @@ LITE_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data,
                                    unsigned flags, unsigned long num_tasks, int priority,
                                    unsigned long long start, unsigned long long end,
                                    unsigned long long step);
+LITE_EXPORT void GOMP_taskgroup_reduction_register(uintptr_t *data);
+LITE_EXPORT void GOMP_taskgroup_reduction_unregister(uintptr_t *data);
+LITE_EXPORT void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs);
+LITE_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled);
+LITE_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
+                                              unsigned num_threads, unsigned flags);
 LITE_EXPORT int omp_in_final(void);
 LITE_EXPORT void omp_fulfill_event(omp_event_handle_t event);
 

@@ -41,34 +41,55 @@ static bool member_arrived(struct lite_pool *pool, unsigned i, uint32_t epoch)
              atomic_load_explicit(&pool->gen, memory_order_relaxed);
 }
 
-/* The leader waits for member i: poll within the wait budget, then park on join_word. */
-static void wait_for_member(struct lite_pool *pool, unsigned i, uint32_t epoch)
+/* Whether a waiter in a barrier may sleep: not while its team has a ready task to run. */
+static bool tasks_ready(struct lite_pool *pool)
+{
+  return atomic_load(&pool->team->tasks.ready) != 0;
+}
+
+/* The leader waits for member i: poll within the wait budget (running the team's ready tasks,
+   if any appear), then park on join_word. thr is NULL at the end of a region. */
+static void wait_for_member(struct lite_thread *thr, struct lite_pool *pool, unsigned i,
+                            uint32_t epoch)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
   lite_waiter_watch_slot(&w, pool->slots[i]);
   while (!member_arrived(pool, i, epoch)) {
+    if (thr != NULL && lite_tasks_help(thr, &pool->team->tasks)) {
+      lite_waiter_init(&w);
+      continue;
+    }
     if (lite_waiter_poll(&w))
       continue;
     lite_park_begin(&pool->join_sleepers);
-    for (;;) {
-      uint32_t seen = atomic_load(&pool->join_word);
-      if (member_arrived(pool, i, epoch))
-        break;
+    uint32_t seen = atomic_load(&pool->join_word);
+    if (!member_arrived(pool, i, epoch) && !(thr != NULL && tasks_ready(pool)))
       lite_futex_wait(&pool->join_word, seen);
-    }
     lite_park_end(&pool->join_sleepers);
-    break;
+    lite_waiter_init(&w);
   }
 }
 
-void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch)
+void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
+                         uint32_t epoch)
 {
   lite_slot_note_cpu(pool->slots[0]);
   for (unsigned i = 1; i < nthreads; i++)
     if (atomic_load_explicit(&pool->slots[i]->arrive, memory_order_acquire) != epoch)
-      wait_for_member(pool, i, epoch);
+      wait_for_member(thr, pool, i, epoch);
   atomic_thread_fence(memory_order_acquire);
+}
+
+/* A task became ready: wake one thread parked in a barrier of the team, if any, to run it. The
+   woken waiter finds its word unchanged and looks at the tasks (the futex words are not
+   changed, so waiters that poll are not disturbed). */
+void lite_barrier_poke(struct lite_pool *pool)
+{
+  if (atomic_load(&pool->release_sleepers) != 0)
+    lite_futex_wake(&pool->release, 1);
+  else if (atomic_load(&pool->join_sleepers) != 0)
+    lite_futex_wake(&pool->join_word, 1);
 }
 
 /* Publishes a barrier's release, keeping the cancellation bit if it is set. */
@@ -82,8 +103,9 @@ static void release(struct lite_pool *pool, uint32_t epoch)
     lite_futex_wake(&pool->release, INT32_MAX);
 }
 
-/* A member waits for the leader's release of epoch (the cancellation bit aside). */
-static void wait_for_release(struct lite_pool *pool, uint32_t epoch)
+/* A member waits for the leader's release of epoch (the cancellation bit aside), running the
+   team's ready tasks if any appear meanwhile. */
+static void wait_for_release(struct lite_thread *thr, struct lite_pool *pool, uint32_t epoch)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
@@ -92,10 +114,14 @@ static void wait_for_release(struct lite_pool *pool, uint32_t epoch)
     uint32_t seen = atomic_load_explicit(&pool->release, memory_order_acquire);
     if ((seen & LITE_EPOCH_MASK) == epoch)
       return;
+    if (lite_tasks_help(thr, &pool->team->tasks)) {
+      lite_waiter_init(&w);
+      continue;
+    }
     if (lite_waiter_poll(&w))
       continue;
     lite_park_begin(&pool->release_sleepers);
-    if (atomic_load(&pool->release) == seen)
+    if (atomic_load(&pool->release) == seen && !tasks_ready(pool))
       lite_futex_wait(&pool->release, seen);
     lite_park_end(&pool->release_sleepers);
     lite_waiter_init(&w);
@@ -161,11 +187,11 @@ void lite_barrier_wait(struct lite_thread *thr)
   struct lite_pool *pool = team->pool;
   uint32_t epoch = ++thr->bar_epoch & LITE_EPOCH_MASK;
   if (thr->id == 0) {
-    lite_barrier_gather(pool, team->nthreads, epoch);
+    lite_barrier_gather(thr, pool, team->nthreads, epoch);
     release(pool, epoch);
   } else {
     lite_barrier_arrive(pool, pool->slots[thr->id], epoch);
-    wait_for_release(pool, epoch);
+    wait_for_release(thr, pool, epoch);
   }
 }
 

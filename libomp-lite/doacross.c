@@ -102,7 +102,8 @@ static void wait_for(struct lite_ws *ws, uint64_t outer, uint64_t pos)
 /* ------------------------------------------------------------------------- long variants */
 
 static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, const void *counts,
-                           bool is_ull, long *istart, long *iend, void **mem)
+                           bool is_ull, long *istart, long *iend, uintptr_t *reductions,
+                           void **mem)
 {
   struct lite_thread *thr = lite_self();
   bool first;
@@ -115,7 +116,11 @@ static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, cons
     lite_sched_setup(ws, req);
     setup_doacross(ws, ncounts, counts, is_ull);
     lite_ws_setup_mem(ws, mem);
+    if (reductions != NULL)
+      lite_ws_task_reductions(thr, ws, true, reductions);
     lite_ws_ready(ws);
+  } else if (reductions != NULL) {
+    lite_ws_task_reductions(thr, ws, false, reductions);
   }
   if (mem != NULL)
     *mem = ws->mem;
@@ -135,7 +140,7 @@ static bool start_long(enum lite_sched kind, unsigned ncounts, long *counts, lon
   struct lite_loop_request req = {kind, true, false, chunk > 0 ? (uint64_t)chunk : 0, NULL};
   if (kind == LITE_SCHED_RUNTIME)
     lite_sched_resolve_runtime(lite_self(), &req, false);
-  return start_doacross(&req, ncounts, counts, false, istart, iend, NULL);
+  return start_doacross(&req, ncounts, counts, false, istart, iend, NULL, NULL);
 }
 
 bool GOMP_loop_doacross_static_start(unsigned ncounts, long *counts, long chunk, long *istart,
@@ -164,10 +169,9 @@ bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *ista
 bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
                               long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_loop_doacross_start");
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, chunk, false, NULL);
-  return start_doacross(&req, ncounts, counts, false, istart, iend, mem);
+  return start_doacross(&req, ncounts, counts, false, istart, iend, reductions, mem);
 }
 
 /* A dependence on an iteration outside the iteration space is ignored (OpenMP 5.2 §15.9.6), and
@@ -209,7 +213,6 @@ typedef unsigned long long ull; /* gcc's gomp_ull */
 static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull chunk, ull *istart,
                       ull *iend, long sched, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_loop_ull_doacross_start");
   struct lite_loop_request req = {kind, true, false, chunk, NULL};
   if (sched >= 0)
     lite_loop_request_from_sched(lite_self(), &req, sched, 0, false, NULL);
@@ -218,7 +221,8 @@ static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull c
   if (kind == LITE_SCHED_RUNTIME)
     lite_sched_resolve_runtime(lite_self(), &req, false);
   long lo, hi;
-  bool got = start_doacross(&req, ncounts, counts, true, istart != NULL ? &lo : NULL, &hi, mem);
+  bool got = start_doacross(&req, ncounts, counts, true, istart != NULL ? &lo : NULL, &hi,
+                            reductions, mem);
   if (got && istart != NULL) {
     *istart = (ull)lo;
     *iend = (ull)hi;

@@ -85,6 +85,8 @@ struct lite_taskgroup {
   struct lite_taskgroup *prev; /* the enclosing taskgroup of the same task */
   unsigned incomplete;         /* its tasks not complete yet (under the queue's lock) */
   _Atomic bool cancelled;
+  uintptr_t *reductions;       /* its task reductions and the enclosing ones (task_reduction.c) */
+  bool workshare;              /* made by a worksharing construct's reduction(task, ...) */
 };
 
 /* Where sibling tasks with depend clauses meet: per address, the last task that wrote it (out,
@@ -134,8 +136,10 @@ struct lite_tasks {
   _Atomic uint32_t lock;
   struct lite_task *head, *tail;      /* ready tasks, oldest first */
   _Atomic unsigned incomplete;        /* tasks created here and not complete */
+  _Atomic unsigned ready;             /* of which in the ready list: what a waiter may run */
   _Atomic uint32_t gen;               /* bumped when a task becomes ready or completes */
   _Atomic uint32_t sleepers;
+  struct lite_pool *pool;             /* the team's workers, whose barrier waits run tasks */
 };
 
 struct lite_thread {
@@ -159,6 +163,8 @@ struct lite_thread {
   unsigned team_num;        /* and its team's number in it */
   struct lite_task *task;   /* the task it runs; NULL: its implicit task outside any region */
   struct lite_task root_task;   /* that implicit task, once it creates tasks */
+  struct lite_taskgroup *next_reduction_group; /* for the next region it forks (see
+                                                  GOMP_parallel_reductions) */
   struct lite_tasks root_tasks; /* and the queue of the tasks it creates */
 } LITE_ALIGNED;
 
@@ -189,6 +195,8 @@ struct lite_team {
   unsigned ring_mask;          /* ring has ring_mask + 1 entries */
   unsigned num_teams, team_num;   /* the teams region the encountering thread is in */
   struct lite_task *saved_task;   /* the encountering thread's task, put back at the end */
+  struct lite_taskgroup *reduction_group; /* parallel reduction(task, ...): every implicit
+                                             task's taskgroup, NULL if none */
   struct lite_task leader_task;   /* the implicit task of thread 0 in this region */
   struct lite_tasks tasks LITE_ALIGNED; /* the explicit tasks of the region (task.c) */
 };
@@ -356,6 +364,7 @@ struct lite_ws {
   _Atomic uint64_t *posted;             /* doacross: per chunk, last posted position + 1 */
   size_t posted_cap;
   unsigned ncounts;                     /* doacross: dimensions */
+  uintptr_t *task_reductions;           /* reduction(task, ...): the first member's registration */
   uint64_t outer_count;                 /* doacross: trip count of the outermost loop */
   uint64_t *inner_counts;               /* doacross: trip counts of the others (ncounts - 1) */
   unsigned inner_cap;
@@ -377,8 +386,8 @@ struct lite_ws *lite_ws_solo(struct lite_thread *thr);
 /* A whole parallel region on the calling thread's behalf (GOMP_parallel and the combined
    constructs), and the first half of one (GOMP_parallel_start and friends; the caller runs its
    share, then GOMP_parallel_end). setup, if given, prepares the first worksharing construct. */
-void lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
-                       lite_ws_setup_fn setup, void *arg);
+unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
+                           lite_ws_setup_fn setup, void *arg);
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
                          lite_ws_setup_fn setup, void *arg);
 
@@ -419,8 +428,20 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                       void **depend, void *detach, void (*prepare)(void *, void *),
                       void *prepare_arg);
 
+/* A thread waiting in a barrier runs a ready task of its team, if there is one (so that tasks
+   made after it arrived do not all fall to their creator). Returns whether it ran one. */
+bool lite_tasks_help_slow(struct lite_thread *thr, struct lite_tasks *q);
+static inline bool lite_tasks_help(struct lite_thread *thr, struct lite_tasks *q)
+{
+  return lite_unlikely(atomic_load_explicit(&q->ready, memory_order_relaxed) != 0) &&
+         lite_tasks_help_slow(thr, q);
+}
+
 /* After the drain at the end of an implicit task: frees what its children left. */
 void lite_task_implicit_end(struct lite_task *t);
+
+/* task_reduction.c: the registration of task reductions with `n` copies (one per thread). */
+void lite_task_reductions_register(uintptr_t *data, uintptr_t *old, uintptr_t *orig, unsigned n);
 
 /* Whether the taskgroup the current task is in (or an enclosing one) was cancelled. */
 bool lite_taskgroup_cancelled(struct lite_thread *thr);
@@ -437,7 +458,9 @@ bool lite_barrier_wait_cancel(struct lite_thread *thr);
 void lite_team_cancel(struct lite_thread *thr);
 /* A member's arrival at a barrier of epoch; the leader's gather of members 1..n-1. */
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch);
-void lite_barrier_gather(struct lite_pool *pool, unsigned nthreads, uint32_t epoch);
+void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
+                         uint32_t epoch);
+void lite_barrier_poke(struct lite_pool *pool);
 /* The same for the end of a region (generation gen). The join has its own word so that it does
    not depend on every member having passed the same number of barriers (cancellation). */
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen);

@@ -28,6 +28,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/error.c \
 	libomp-lite/task.c \
 	libomp-lite/taskloop.c \
+	libomp-lite/task_reduction.c \
 	libomp-lite/target.c \
 	libomp-lite/teams.c \
 	libomp-lite/allocator.c \

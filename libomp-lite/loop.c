@@ -17,7 +17,7 @@ static bool next_long(struct lite_thread *thr, long *istart, long *iend)
 /* Starts the loop (the first member sets it up), shares GOMP_loop_start's scratch memory, and
    hands out the first chunk unless istart is NULL. */
 static bool start_long(struct lite_loop_request *req, long start, long end, long incr,
-                       long *istart, long *iend, void **mem)
+                       long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
   struct lite_thread *thr = lite_self();
   bool first;
@@ -27,7 +27,11 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
     lite_iter_init_long(ws, start, end, incr);
     lite_sched_setup(ws, req);
     lite_ws_setup_mem(ws, mem);
+    if (reductions != NULL)
+      lite_ws_task_reductions(thr, ws, true, reductions);
     lite_ws_ready(ws);
+  } else if (reductions != NULL) {
+    lite_ws_task_reductions(thr, ws, false, reductions);
   }
   if (mem != NULL)
     *mem = ws->mem;
@@ -40,7 +44,7 @@ static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, long 
 {
   struct lite_loop_request req = {kind, monotonic || ordered, ordered,
                                   chunk > 0 ? (uint64_t)chunk : 0, site};
-  return start_long(&req, start, end, incr, istart, iend, NULL);
+  return start_long(&req, start, end, incr, istart, iend, NULL, NULL);
 }
 
 static bool start_runtime(bool maybe_nonmonotonic, bool ordered, long start, long end, long incr,
@@ -49,7 +53,7 @@ static bool start_runtime(bool maybe_nonmonotonic, bool ordered, long start, lon
   struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site};
   lite_sched_resolve_runtime(lite_self(), &req, maybe_nonmonotonic && !ordered);
   req.monotonic |= ordered;
-  return start_long(&req, start, end, incr, istart, iend, NULL);
+  return start_long(&req, start, end, incr, istart, iend, NULL, NULL);
 }
 
 #define SITE __builtin_return_address(0)
@@ -92,7 +96,7 @@ bool GOMP_loop_nonmonotonic_runtime_start(long start, long end, long incr, long 
   struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE};
   lite_sched_resolve_runtime(lite_self(), &req, true);
   req.monotonic = false;
-  return start_long(&req, start, end, incr, istart, iend, NULL);
+  return start_long(&req, start, end, incr, istart, iend, NULL, NULL);
 }
 
 bool GOMP_loop_maybe_nonmonotonic_runtime_start(long start, long end, long incr, long *istart,
@@ -129,19 +133,17 @@ bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, long *ista
 bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart,
                      long *iend, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_loop_start");
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, chunk, false, SITE);
-  return start_long(&req, start, end, incr, istart, iend, mem);
+  return start_long(&req, start, end, incr, istart, iend, reductions, mem);
 }
 
 bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
                              long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_loop_ordered_start");
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, chunk, true, SITE);
-  return start_long(&req, start, end, incr, istart, iend, mem);
+  return start_long(&req, start, end, incr, istart, iend, reductions, mem);
 }
 
 /* Every _next variant hands out whatever the loop's start chose. */

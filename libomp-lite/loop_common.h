@@ -15,9 +15,10 @@ static inline unsigned lite_loop_team_size(struct lite_thread *thr)
 void lite_loop_request_from_sched(struct lite_thread *thr, struct lite_loop_request *req,
                                   long sched, long chunk, bool ordered, void *site);
 
-/* Task reductions on a worksharing construct need explicit tasks, which libomp-lite does not
-   have yet: stop with a message rather than compute a wrong result. */
-void lite_no_task_reductions(uintptr_t *reductions, const char *entry);
+/* reduction(task, ...) on a worksharing construct (task_reduction.c): the first member calls it
+   between lite_ws_begin and lite_ws_ready, the others after lite_ws_begin. */
+void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool first,
+                             uintptr_t *reductions);
 
 /* The first member allocates the zeroed scratch memory GOMP_loop_start asks for (*mem = size). */
 void lite_ws_setup_mem(struct lite_ws *ws, void **mem);

@@ -17,7 +17,7 @@ static bool next_ull(struct lite_thread *thr, ull *istart, ull *iend)
 }
 
 static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end, ull incr,
-                      ull *istart, ull *iend, void **mem)
+                      ull *istart, ull *iend, uintptr_t *reductions, void **mem)
 {
   struct lite_thread *thr = lite_self();
   bool first;
@@ -27,7 +27,11 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
     lite_iter_init_ull(ws, up, start, end, incr);
     lite_sched_setup(ws, req);
     lite_ws_setup_mem(ws, mem);
+    if (reductions != NULL)
+      lite_ws_task_reductions(thr, ws, true, reductions);
     lite_ws_ready(ws);
+  } else if (reductions != NULL) {
+    lite_ws_task_reductions(thr, ws, false, reductions);
   }
   if (mem != NULL)
     *mem = ws->mem;
@@ -38,7 +42,7 @@ static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, bool 
                        ull end, ull incr, ull chunk, ull *istart, ull *iend, void *site)
 {
   struct lite_loop_request req = {kind, monotonic || ordered, ordered, chunk, site};
-  return start_ull(&req, up, start, end, incr, istart, iend, NULL);
+  return start_ull(&req, up, start, end, incr, istart, iend, NULL, NULL);
 }
 
 static bool start_runtime(bool maybe_nonmonotonic, bool ordered, bool up, ull start, ull end,
@@ -47,7 +51,7 @@ static bool start_runtime(bool maybe_nonmonotonic, bool ordered, bool up, ull st
   struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site};
   lite_sched_resolve_runtime(lite_self(), &req, maybe_nonmonotonic && !ordered);
   req.monotonic |= ordered;
-  return start_ull(&req, up, start, end, incr, istart, iend, NULL);
+  return start_ull(&req, up, start, end, incr, istart, iend, NULL, NULL);
 }
 
 #define SITE __builtin_return_address(0)
@@ -96,7 +100,7 @@ bool GOMP_loop_ull_nonmonotonic_runtime_start(bool up, ull start, ull end, ull i
   struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE};
   lite_sched_resolve_runtime(lite_self(), &req, true);
   req.monotonic = false;
-  return start_ull(&req, up, start, end, incr, istart, iend, NULL);
+  return start_ull(&req, up, start, end, incr, istart, iend, NULL, NULL);
 }
 
 bool GOMP_loop_ull_maybe_nonmonotonic_runtime_start(bool up, ull start, ull end, ull incr,
@@ -133,23 +137,21 @@ bool GOMP_loop_ull_ordered_runtime_start(bool up, ull start, ull end, ull incr, 
 bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                          ull *istart, ull *iend, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_loop_ull_start");
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, 0, false, SITE);
   if (req.kind != LITE_SCHED_STATIC || chunk != 0)
     req.chunk = chunk != 0 ? chunk : req.chunk;
-  return start_ull(&req, up, start, end, incr, istart, iend, mem);
+  return start_ull(&req, up, start, end, incr, istart, iend, reductions, mem);
 }
 
 bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                                  ull *istart, ull *iend, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_loop_ull_ordered_start");
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, 0, true, SITE);
   if (chunk != 0)
     req.chunk = chunk;
-  return start_ull(&req, up, start, end, incr, istart, iend, mem);
+  return start_ull(&req, up, start, end, incr, istart, iend, reductions, mem);
 }
 
 bool GOMP_loop_ull_static_next(ull *istart, ull *iend) { return next_ull(lite_self(), istart, iend); }

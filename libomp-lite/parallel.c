@@ -20,20 +20,23 @@ static void enter_serial(struct lite_thread *thr, struct lite_team *team, lite_w
   }
 }
 
-void lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
-                       lite_ws_setup_fn setup, void *arg)
+unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
+                           lite_ws_setup_fn setup, void *arg)
 {
   struct lite_thread *thr = lite_self();
   unsigned n = lite_team_size_for(thr, num_threads);
-  if (n > 1 && lite_team_fork(thr, n, fn, data, setup, arg) != NULL) {
+  struct lite_team *team;
+  if (n > 1 && (team = lite_team_fork(thr, n, fn, data, setup, arg)) != NULL) {
+    n = team->nthreads;
     fn(data);
     lite_team_join(thr);
-    return;
+    return n;
   }
   struct lite_team serial;
   enter_serial(thr, &serial, setup, arg);
   fn(data);
   lite_team_leave_serial(thr);
+  return 1;
 }
 
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,

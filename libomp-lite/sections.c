@@ -17,7 +17,7 @@ static unsigned next_section(struct lite_thread *thr)
   return (unsigned)lo + 1;
 }
 
-static unsigned start_sections(unsigned count, void **mem)
+static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem)
 {
   struct lite_thread *thr = lite_self();
   bool first;
@@ -26,19 +26,22 @@ static unsigned start_sections(unsigned count, void **mem)
     ws->nthreads = lite_loop_team_size(thr);
     setup_sections(ws, count);
     lite_ws_setup_mem(ws, mem);
+    if (reductions != NULL)
+      lite_ws_task_reductions(thr, ws, true, reductions);
     lite_ws_ready(ws);
+  } else if (reductions != NULL) {
+    lite_ws_task_reductions(thr, ws, false, reductions);
   }
   if (mem != NULL)
     *mem = ws->mem;
   return next_section(thr);
 }
 
-unsigned GOMP_sections_start(unsigned count) { return start_sections(count, NULL); }
+unsigned GOMP_sections_start(unsigned count) { return start_sections(count, NULL, NULL); }
 
 unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-  lite_no_task_reductions(reductions, "GOMP_sections2_start");
-  return start_sections(count, mem);
+  return start_sections(count, reductions, mem);
 }
 
 unsigned GOMP_sections_next(void) { return next_section(lite_self()); }

@@ -37,11 +37,14 @@ static inline void q_unlock(struct lite_tasks *q) { lite_mutex_unlock(&q->lock);
 /* Under the lock, after any change a waiter may be waiting for. */
 static inline void changed(struct lite_tasks *q) { atomic_fetch_add(&q->gen, 1); }
 
-/* After the unlock: the futex call only if someone sleeps. */
+/* After the unlock: the futex call only if someone sleeps. Threads parked in a barrier of the
+   team sleep on its barrier words: a new ready task wakes one of them to run it. */
 static inline void wake(struct lite_tasks *q)
 {
   if (atomic_load(&q->sleepers) != 0)
     lite_futex_wake(&q->gen, INT32_MAX);
+  if (q->pool != NULL && atomic_load(&q->ready) != 0)
+    lite_barrier_poke(q->pool);
 }
 
 /* The task thr runs now; outside any region, its implicit task is made real on first use. */
@@ -72,6 +75,7 @@ static void push_ready(struct lite_tasks *q, struct lite_task *t)
   if (p->ready_children != NULL)
     p->ready_children->sib_prev = t;
   p->ready_children = t;
+  atomic_fetch_add_explicit(&q->ready, 1, memory_order_relaxed);
   changed(q);
 }
 
@@ -92,6 +96,7 @@ static void take_ready(struct lite_tasks *q, struct lite_task *t)
     p->ready_children = t->sib_next;
   if (t->sib_next != NULL)
     t->sib_next->sib_prev = t->sib_prev;
+  atomic_fetch_sub_explicit(&q->ready, 1, memory_order_relaxed);
   t->state = LITE_TASK_RUNNING;
 }
 
@@ -454,6 +459,18 @@ static const struct wait_rule deps_rule = {no_predecessors, pick_sibling};
 static const struct wait_rule detach_rule = {task_done, pick_any};
 static const struct wait_rule taskgroup_rule = {group_done, pick_in_group};
 
+bool lite_tasks_help_slow(struct lite_thread *thr, struct lite_tasks *q)
+{
+  q_lock(q);
+  struct lite_task *t = q->head;
+  if (t != NULL)
+    take_ready(q, t);
+  q_unlock(q);
+  if (t != NULL)
+    run_task(thr, t);
+  return t != NULL;
+}
+
 void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q)
 {
   wait_until(thr, q, &drain_rule, NULL);
@@ -621,6 +638,8 @@ void GOMP_taskgroup_start(void)
   g->prev = cur->taskgroup;
   g->incomplete = 0;
   atomic_init(&g->cancelled, false);
+  g->reductions = g->prev != NULL ? g->prev->reductions : NULL; /* in_reduction sees them */
+  g->workshare = false;
   cur->taskgroup = g;
 }
 
@@ -641,11 +660,15 @@ bool lite_taskgroup_cancelled(struct lite_thread *thr)
   return thr->task != NULL && in_cancelled_group(thr->task->taskgroup);
 }
 
+/* cancel taskgroup binds to the innermost taskgroup region the program wrote: a worksharing
+   construct's own taskgroup (reduction(task, ...)) is not one. */
 void lite_taskgroup_cancel(struct lite_thread *thr)
 {
-  struct lite_task *cur = current_task(thr);
-  if (cur->taskgroup != NULL)
-    atomic_store(&cur->taskgroup->cancelled, true);
+  struct lite_taskgroup *g = current_task(thr)->taskgroup;
+  if (g != NULL && g->workshare && g->prev != NULL)
+    g = g->prev;
+  if (g != NULL)
+    atomic_store(&g->cancelled, true);
 }
 
 void omp_fulfill_event(omp_event_handle_t event)

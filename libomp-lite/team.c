@@ -118,6 +118,7 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
                          struct lite_task *implicit)
 {
   lite_task_implicit_init(implicit);
+  implicit->taskgroup = pool->team->reduction_group;
   thr->task = implicit;
   thr->team = pool->team;
   thr->num_teams = pool->team->num_teams;
@@ -188,6 +189,7 @@ static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
   pool->leader = leader;
   pool->level = level;
   pool->team_storage.pool = pool;
+  pool->team_storage.tasks.pool = pool;
   pool->ring = aligned_alloc(LITE_CACHE_LINE, LITE_WS_RING * sizeof *pool->ring);
   if (pool->ring == NULL)
     lite_fatal("out of memory allocating a thread pool");
@@ -365,6 +367,13 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
   SET_IF_CHANGED(team->parent_id, thr->id);
   SET_IF_CHANGED(team->num_teams, thr->num_teams);
   SET_IF_CHANGED(team->team_num, thr->team_num);
+  /* parallel reduction(task, ...): the per-thread copies are made for the final team size. */
+  struct lite_taskgroup *group = thr->next_reduction_group;
+  if (lite_unlikely(group != NULL)) {
+    thr->next_reduction_group = NULL;
+    lite_task_reductions_register(group->reductions, NULL, NULL, nthreads);
+  }
+  SET_IF_CHANGED(team->reduction_group, group);
   struct lite_icv icv;
   child_icv(&icv, &thr->icv, level + 1);
   if (memcmp(&icv, &team->icv, sizeof icv) != 0)
@@ -466,6 +475,7 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
   memset(&team->tasks, 0, sizeof team->tasks);
   save_state(thr, team);
   lite_task_implicit_init(&team->leader_task);
+  team->leader_task.taskgroup = team->reduction_group;
   thr->task = &team->leader_task;
   thr->team = team;
   thr->id = 0;

@@ -16,16 +16,9 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
   LITE_EXPORT void name(void);                                                                   \
   void name(void) { unsupported(#name, what); }
 
-#define WORKSHARING "task reductions on worksharing constructs"
-#define TASKS "task reductions"
 #define AFFINITY "places and thread affinity"
 
-UNSUPPORTED(GOMP_parallel_reductions, WORKSHARING)
-UNSUPPORTED(GOMP_workshare_task_reduction_unregister, WORKSHARING)
 
-UNSUPPORTED(GOMP_task_reduction_remap, TASKS)
-UNSUPPORTED(GOMP_taskgroup_reduction_register, TASKS)
-UNSUPPORTED(GOMP_taskgroup_reduction_unregister, TASKS)
 
 
 

@@ -131,14 +131,6 @@ void lite_loop_request_from_sched(struct lite_thread *thr, struct lite_loop_requ
   }
 }
 
-void lite_no_task_reductions(uintptr_t *reductions, const char *entry)
-{
-  if (reductions != NULL)
-    lite_fatal("libomp-lite " LITE_VERSION_STRING " does not implement task reductions yet "
-               "(reduction(task, ...) reached %s); run this program on the stock libgomp for now",
-               entry);
-}
-
 void lite_ws_setup_mem(struct lite_ws *ws, void **mem)
 {
   if (mem == NULL)
