@@ -310,6 +310,38 @@ tests_integration_rpath_error_directive_f_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_error_directive_f_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_error_directive_f_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+tests_integration_tasks_SOURCES = tests/integration/tasks.c tests/integration/lite_check.h
+tests_integration_tasks_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_tasks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_tasks_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_tasks_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_tasks_SOURCES = tests/integration/tasks.c tests/integration/lite_check.h
+tests_integration_rpath_tasks_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_tasks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_tasks_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_tasks_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_tasks_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+# Its Fortran companion: task, taskwait, taskgroup, depend, detach and taskloop from gfortran.
+TF_CPP_FLAGS = $(INTEG_CPP_FLAGS) -DLITE_FORTRAN_TEST_NAME='"tasks_f"'
+tests_integration_tasks_f_SOURCES = tests/integration/tasks_f.f90 \
+	tests/integration/lite_check_f.c tests/integration/lite_check.h
+tests_integration_tasks_f_CPPFLAGS = $(TF_CPP_FLAGS)
+tests_integration_tasks_f_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_tasks_f_FCFLAGS = $(INTEG_FC_FLAGS)
+tests_integration_tasks_f_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_tasks_f_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_tasks_f_SOURCES = tests/integration/tasks_f.f90 \
+	tests/integration/lite_check_f.c tests/integration/lite_check.h
+tests_integration_rpath_tasks_f_CPPFLAGS = $(TF_CPP_FLAGS)
+tests_integration_rpath_tasks_f_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_tasks_f_FCFLAGS = $(INTEG_FC_FLAGS)
+tests_integration_rpath_tasks_f_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_tasks_f_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_tasks_f_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
 	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
@@ -325,7 +357,9 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/fortran_test tests/integration/rpath/fortran_test \
 	tests/integration/thread_limit tests/integration/rpath/thread_limit \
 	tests/integration/error_directive tests/integration/rpath/error_directive \
-	tests/integration/error_directive_f tests/integration/rpath/error_directive_f
+	tests/integration/error_directive_f tests/integration/rpath/error_directive_f \
+	tests/integration/tasks tests/integration/rpath/tasks tests/integration/tasks_f \
+	tests/integration/rpath/tasks_f
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -336,7 +370,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
-	tests/integration/error_directive
+	tests/integration/error_directive tests/integration/tasks
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

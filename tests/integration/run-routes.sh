@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive"
+env_bad_values thread_limit error_directive tasks"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -286,6 +286,35 @@ libgomp: error directive encountered"
         case_exits 0 "$warnings" $prog warning
         case_exits 0 "$warnings" OMP_NUM_THREADS=4 $prog warning
         case_exits 1 "$fatal" $prog fatal
+    done
+}
+
+# Explicit tasks (tasks.c; tasks_f.f90 from Fortran): every part in teams of 1 to 8 threads (8 on
+# this machine's 2 processors), the cancellation part again with OMP_CANCELLATION=true, and the
+# whole program so once. Two parts are cases of their own: idle (threads already waiting at a
+# barrier run the tasks made after they arrived, as in libgomp) and all_memory (omp_all_memory as
+# gcc 13 passes it, a null address: stock libgomp 12 takes that for an ordinary address).
+t_tasks() {
+    local n
+    for n in 1 2 3 4 8; do
+        case_ok OMP_NUM_THREADS=$n tasks
+    done
+    for n in 1 2 4 8; do
+        case_ok OMP_CANCELLATION=true OMP_NUM_THREADS=$n tasks cancel
+    done
+    case_ok OMP_CANCELLATION=true OMP_NUM_THREADS=3 tasks
+    for n in 2 8; do
+        case_ok OMP_NUM_THREADS=$n tasks idle
+    done
+    for n in 1 2 4 8; do
+        if lite_route; then
+            case_ok OMP_NUM_THREADS=$n tasks all_memory
+        else
+            case_skip "OMP_NUM_THREADS=$n tasks all_memory: stock libgomp 12 has no omp_all_memory"
+        fi
+    done
+    for n in 1 3 8; do
+        case_ok OMP_NUM_THREADS=$n tasks_f
     done
 }
 
