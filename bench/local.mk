@@ -1,14 +1,14 @@
 # Benchmarks: EPCC-style construct overheads (syncbench), loop schedules and loop shapes
-# (loopbench) and a small time-stepping stencil, built with the stock gcc -fopenmp against the
-# system libgomp, and run side by side under libgomp, LLVM libomp and libomp-lite by
-# bench/run-bench (`make bench`). See docs/benchmarks.md.
+# (loopbench), explicit tasks (taskbench) and a small time-stepping stencil, built with the stock
+# gcc -fopenmp against the system libgomp, and run side by side under libgomp, LLVM libomp and
+# libomp-lite by bench/run-bench (`make bench`). See docs/benchmarks.md.
 #
 # The programs use their own CPPFLAGS (not AM_CPPFLAGS) so that <omp.h> is always gcc's.
 bench_cpp_flags = -D_GNU_SOURCE
 bench_c_flags = $(AM_CFLAGS) -O2 -fopenmp
 bench_ld_flags = -fopenmp
 
-noinst_PROGRAMS += bench/syncbench bench/loopbench bench/stencil
+noinst_PROGRAMS += bench/syncbench bench/loopbench bench/taskbench bench/stencil
 
 bench_syncbench_SOURCES = bench/syncbench.c bench/benchutil.c bench/benchutil.h
 bench_syncbench_CPPFLAGS = $(bench_cpp_flags)
@@ -22,6 +22,12 @@ bench_loopbench_CFLAGS = $(bench_c_flags)
 bench_loopbench_LDFLAGS = $(bench_ld_flags)
 bench_loopbench_LDADD = -ldl
 
+bench_taskbench_SOURCES = bench/taskbench.c bench/benchutil.c bench/benchutil.h
+bench_taskbench_CPPFLAGS = $(bench_cpp_flags)
+bench_taskbench_CFLAGS = $(bench_c_flags)
+bench_taskbench_LDFLAGS = $(bench_ld_flags)
+bench_taskbench_LDADD = -ldl
+
 bench_stencil_SOURCES = bench/stencil.c bench/benchutil.c bench/benchutil.h
 bench_stencil_CPPFLAGS = $(bench_cpp_flags)
 bench_stencil_CFLAGS = $(bench_c_flags)
@@ -31,14 +37,15 @@ bench_stencil_LDADD = -lm -ldl
 EXTRA_DIST += bench/run-bench
 CLEANFILES += bench-raw.txt
 
-# `make bench` runs the whole comparison (7 to 12 minutes); `make bench-quick` a smoke test
-# (one to two minutes). Neither is part of `make check`. Extra driver options: BENCH_FLAGS, e.g.
+# `make bench` runs the whole comparison (8 to 13 minutes); `make bench-quick` a smoke test
+# (about two minutes). Neither is part of `make check`. Extra driver options: BENCH_FLAGS, e.g.
 #   make bench BENCH_FLAGS='--threads 2 --only parallel,barrier'
 BENCH_FLAGS =
 BENCH_RUN = LIBGOMP_SO='$(LIBGOMP_SO)' LLVM_LIBOMP_SO='$(LLVM_LIBOMP_SO)' \
 	LITE_SO='$(abs_top_builddir)/.libs/libomp-lite.so.0' \
 	bash $(top_srcdir)/bench/run-bench --bindir $(top_builddir)/bench --out bench-raw.txt
-BENCH_DEPS = bench/syncbench$(EXEEXT) bench/loopbench$(EXEEXT) bench/stencil$(EXEEXT) libomp-lite.la
+BENCH_DEPS = bench/syncbench$(EXEEXT) bench/loopbench$(EXEEXT) bench/taskbench$(EXEEXT) \
+	bench/stencil$(EXEEXT) libomp-lite.la
 
 bench: $(BENCH_DEPS)
 	$(BENCH_RUN) $(BENCH_FLAGS)

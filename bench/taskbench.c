@@ -1,0 +1,650 @@
+/* taskbench: the cost of explicit tasks, side by side under every runtime.
+
+   Six rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full table),
+   each in microseconds per operation, the unit named by --list:
+
+     task-create     us/task       one thread (single) creates N empty tasks, then taskwait
+     task-all        us/task       every thread creates N empty tasks, then taskwait
+     fib             us/fib        one fib(n) with two tasks and a taskwait per call, serial below
+                                   a cutoff: the time of the whole fib(n), not of one task (the
+                                   # line gives its task count and its time without tasks)
+     task-dep-chain  us/task       one thread creates a chain of N depend(inout: x) tasks, then
+                                   taskwait
+     taskloop        us/taskloop   one thread runs `taskloop` over M iterations of a[i]++, with
+                                   the runtime's default grainsize
+     taskgroup       us/taskgroup  one thread runs `taskgroup` around K empty tasks
+
+   Every test is one parallel region around `reps` operations, so that no barrier or fork sits
+   between two operations: in the one-creator rows a single `single` holds the whole loop of reps,
+   and the other threads wait in its closing barrier, where they run the queued tasks (as in EPCC
+   taskbench's master-task tests). reps is calibrated as in syncbench and loopbench: doubled
+   until one test takes the target time, confirmed by the fastest of three, and until doubling
+   reps nearly doubles the time (a region start that costs milliseconds under oversubscription must
+   not pass for the cost of the tasks). A sample is the time of one test divided by its operations:
+   task-create, task-dep-chain: reps x N tasks; task-all: reps x N, the tasks of one thread (the
+   team creates nthreads x N in that time, as EPCC counts its parallel-task test); fib, taskloop,
+   taskgroup: reps constructs. Empty tasks need no reference to subtract.
+
+   The empty tasks add one to a threadprivate counter (a plain TLS increment, no runtime call),
+   gathered after the timed loop, so every timed run checks that every task ran exactly once (fib's
+   tasks, the chain's and the taskloop's iterations count themselves too); fib also checks its
+   result, taskloop every element. The same counters tell how much of the work ran on threads
+   other than the creator (the thread in the single): empty tasks are cheapest when the creator
+   runs them all itself, so the time of a row means little without that share. Before timing, a
+   verification
+   pass checks the semantics the timed runs cannot see for free: taskwait and taskgroup wait for
+   all their tasks, the chain runs in order, each taskloop has finished when the construct ends.
+   A wrong result prints FAIL and exits with status 1.
+
+   Output, one line per item, for bench/run-bench:
+     runtime <path>, runtime-gomp <path>, threads <team size>   (as syncbench)
+     construct <name> sample <value>                            (unit: --list, or the # line)
+     construct <name> away <percent>   the share of the tasks (taskloop: iterations) of the
+                                       samples that ran on a thread other than the creator
+                                       (not for task-all, where every thread creates)
+     construct fib serial_us <us>      the same fib(n) without tasks, on one thread (the
+                                       fastest of 5)
+   Lines starting with '#' are information for people. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchutil.h"
+
+#define MAX_SAMPLES 1000
+
+static long ntasks = 64;      /* task-create, task-all: tasks per taskwait */
+static int fib_n = 30;        /* fib: the argument ... */
+static int fib_cutoff = 18;   /* ... and the n below which fib runs serially */
+static long chain_len = 64;   /* task-dep-chain: tasks per chain (one taskwait each) */
+static long loop_iters = 1024; /* taskloop: iterations */
+static long group_tasks = 16; /* taskgroup: tasks per taskgroup */
+static int nthreads;          /* omp_get_max_threads() */
+
+static int fail(const char *name, const char *what)
+{
+  printf("FAIL construct %s: %s\n", name, what);
+  fflush(stdout);
+  return 1;
+}
+
+/* The body of every empty task: one add to the executing thread's own counter (gcc makes
+   threadprivate variables TLS, so no runtime call and no shared cache line). fib's tasks, the
+   chain's and the taskloop's iterations count themselves the same way. */
+static long task_count;
+#pragma omp threadprivate(task_count)
+
+/* The thread that entered the test's single (the creator of every task but fib's nested ones),
+   and what the timed runs ran away from it, for the `away` line (see run_row). */
+static int creator;
+static long ran_total, ran_away;
+
+/* Called by every thread at the end of a test's region, after a barrier (no task can run on
+   this thread afterwards): adds its count to *total and clears it. */
+static void gather(long *total)
+{
+  __atomic_fetch_add(total, task_count, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&ran_total, task_count, __ATOMIC_RELAXED);
+  if (omp_get_thread_num() != creator)
+    __atomic_fetch_add(&ran_away, task_count, __ATOMIC_RELAXED);
+  task_count = 0;
+}
+
+/* ============================================================================ the tests */
+
+/* task-create: one creator; the others run tasks in the closing barrier of the single. */
+static long run_create(long reps)
+{
+  long n = ntasks, total = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+        for (long i = 0; i < n; i++) {
+#pragma omp task
+          task_count++;
+        }
+#pragma omp taskwait
+      }
+    }
+    gather(&total);
+  }
+  return total;
+}
+
+/* task-all: every thread creates and waits for its own; the barrier keeps the gather after the
+   last task (another thread's task may still run here until then). */
+static long run_all(long reps)
+{
+  long n = ntasks, total = 0;
+#pragma omp parallel
+  {
+    for (long j = 0; j < reps; j++) {
+      for (long i = 0; i < n; i++) {
+#pragma omp task
+        task_count++;
+      }
+#pragma omp taskwait
+    }
+#pragma omp barrier
+    gather(&total);
+  }
+  return total;
+}
+
+/* fib: both calls a task, then taskwait; fib_serial below the cutoff (gcc turns part of its
+   recursion into a loop: the serial time in the # line is what the same fib costs without
+   tasks). */
+__attribute__((noinline)) static long fib_serial(int n)
+{
+  return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2);
+}
+
+static long fib_task(int n)
+{
+  if (n < fib_cutoff)
+    return fib_serial(n);
+  long x, y;
+#pragma omp task shared(x)
+  {
+    x = fib_task(n - 1);
+    task_count++;
+  }
+#pragma omp task shared(y)
+  {
+    y = fib_task(n - 2);
+    task_count++;
+  }
+#pragma omp taskwait
+  return x + y;
+}
+
+/* the tasks one fib(n) creates */
+static long fib_tasks(int n)
+{
+  return n < fib_cutoff ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
+}
+
+static long fib_expect;
+
+/* returns the tasks that ran; *bad counts wrong results */
+static long run_fib(long reps, long *bad)
+{
+  long total = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++)
+        if (fib_task(fib_n) != fib_expect)
+          (*bad)++;
+    }
+    gather(&total);
+  }
+  return total;
+}
+
+/* task-dep-chain: each task depends on the one before through x. The timed run checks the
+   count; the verification pass (order_errors != NULL) also checks that task i saw x == i. */
+static long chain_x;
+
+static long run_chain(long reps, long *order_errors)
+{
+  long n = chain_len, total = 0;
+  chain_x = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+        if (order_errors) {
+          for (long i = 0; i < n; i++) {
+            long want = j * n + i;
+#pragma omp task depend(inout : chain_x) firstprivate(want)
+            {
+              if (chain_x != want)
+                __atomic_fetch_add(order_errors, 1, __ATOMIC_RELAXED);
+              chain_x++;
+              task_count++;
+            }
+          }
+        } else {
+          for (long i = 0; i < n; i++) {
+#pragma omp task depend(inout : chain_x)
+            {
+              chain_x++;
+              task_count++;
+            }
+          }
+        }
+#pragma omp taskwait
+      }
+    }
+    gather(&total);
+  }
+  return chain_x == total ? total : -1;
+}
+
+/* taskloop over a[0..m): default grainsize; the construct is a taskgroup. Each iteration also
+   counts itself on its thread (gcc sums that in a register: one add per task). The verification
+   pass (check != NULL) also checks after each taskloop that every element is already done. */
+static long *loop_a;
+
+static long run_taskloop(long reps, long *check)
+{
+  long m = loop_iters, total = 0;
+  long *a = loop_a;
+  memset(a, 0, sizeof *a * (size_t)m);
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+#pragma omp taskloop
+        for (long i = 0; i < m; i++) {
+          a[i]++;
+          task_count++;
+        }
+        if (check)
+          for (long i = 0; i < m; i++)
+            if (a[i] != j + 1)
+              (*check)++;
+      }
+    }
+    gather(&total);
+  }
+  return total;
+}
+
+/* taskgroup: K empty tasks; the verification pass (done != NULL) counts them atomically and
+   checks after each taskgroup that all K are done. */
+static long run_taskgroup(long reps, long *done, long *early)
+{
+  long k = group_tasks, total = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+        if (done) {
+#pragma omp taskgroup
+          for (long i = 0; i < k; i++) {
+#pragma omp task
+            __atomic_fetch_add(done, 1, __ATOMIC_RELAXED);
+          }
+          if (__atomic_load_n(done, __ATOMIC_RELAXED) != (j + 1) * k)
+            (*early)++;
+        } else {
+#pragma omp taskgroup
+          for (long i = 0; i < k; i++) {
+#pragma omp task
+            task_count++;
+          }
+        }
+      }
+    }
+    gather(&total);
+  }
+  return total;
+}
+
+/* ============================================================================ the row table */
+
+struct row {
+  const char *name;
+  const char *unit;
+  long (*ops)(long reps);       /* the operations in a test of reps: the divisor of a sample */
+  int (*test)(long reps);       /* the timed run, with its checks */
+  int (*verify)(void);
+  int one_creator; /* the tasks come from the single's thread (fib: from it and its tasks) */
+};
+
+static long ops_tasks(long reps) { return reps * ntasks; }
+static long ops_chain(long reps) { return reps * chain_len; }
+static long ops_reps(long reps) { return reps; }
+
+static int test_create(long reps)
+{
+  return run_create(reps) != reps * ntasks
+             ? fail("task-create", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_all(long reps)
+{
+  return run_all(reps) != reps * ntasks * nthreads
+             ? fail("task-all", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_fib(long reps)
+{
+  long bad = 0;
+  if (run_fib(reps, &bad) != reps * fib_tasks(fib_n))
+    return fail("fib", "a task ran a wrong number of times");
+  return bad ? fail("fib", "the result is wrong") : 0;
+}
+
+static int test_chain(long reps)
+{
+  return run_chain(reps, NULL) != reps * chain_len
+             ? fail("task-dep-chain", "the chain ran a wrong number of tasks")
+             : 0;
+}
+
+static int test_taskloop(long reps)
+{
+  if (run_taskloop(reps, NULL) != reps * loop_iters)
+    return fail("taskloop", "the threads ran a wrong number of iterations");
+  for (long i = 0; i < loop_iters; i++)
+    if (loop_a[i] != reps)
+      return fail("taskloop", "an iteration ran a wrong number of times");
+  return 0;
+}
+
+static int test_taskgroup(long reps)
+{
+  return run_taskgroup(reps, NULL, NULL) != reps * group_tasks
+             ? fail("taskgroup", "a task ran a wrong number of times")
+             : 0;
+}
+
+/* taskwait waits for every child: each creator counts its own children atomically (one counter
+   per thread, own cache line) and looks after every taskwait. */
+struct padded {
+  long n;
+  char pad[64 - sizeof(long)];
+} __attribute__((aligned(64)));
+
+static int verify_taskwait(const char *name, int everyone)
+{
+  const long reps = 20;
+  long n = ntasks, early = 0;
+  struct padded *done = aligned_alloc(64, sizeof *done * (size_t)nthreads);
+  if (!done)
+    return fail(name, "out of memory");
+  memset(done, 0, sizeof *done * (size_t)nthreads);
+#pragma omp parallel
+  {
+    int creates = everyone;
+#pragma omp single nowait
+    creates = 1;
+    if (creates) {
+      long *mine = &done[omp_get_thread_num()].n;
+      for (long j = 0; j < reps; j++) {
+        for (long i = 0; i < n; i++) {
+#pragma omp task
+          __atomic_fetch_add(mine, 1, __ATOMIC_RELAXED);
+        }
+#pragma omp taskwait
+        if (__atomic_load_n(mine, __ATOMIC_RELAXED) != (j + 1) * n)
+          __atomic_fetch_add(&early, 1, __ATOMIC_RELAXED);
+      }
+    }
+  }
+  long sum = 0;
+  for (int t = 0; t < nthreads; t++)
+    sum += done[t].n;
+  free(done);
+  if (early)
+    return fail(name, "taskwait returned before all its tasks had run");
+  if (sum != reps * n * (everyone ? nthreads : 1))
+    return fail(name, "a task ran a wrong number of times");
+  return 0;
+}
+
+static int verify_create(void) { return verify_taskwait("task-create", 0) || test_create(3); }
+static int verify_all(void) { return verify_taskwait("task-all", 1) || test_all(3); }
+static int verify_fib(void) { return test_fib(2); }
+
+static int verify_chain(void)
+{
+  const long reps = 5;
+  long order_errors = 0;
+  if (run_chain(reps, &order_errors) != reps * chain_len)
+    return fail("task-dep-chain", "the chain ran a wrong number of tasks");
+  if (order_errors)
+    return fail("task-dep-chain", "a task of the chain ran before the one it depends on");
+  return 0;
+}
+
+static int verify_taskloop(void)
+{
+  long check = 0;
+  run_taskloop(5, &check);
+  if (check)
+    return fail("taskloop", "the taskloop ended before all its iterations had run");
+  return test_taskloop(3);
+}
+
+static int verify_taskgroup(void)
+{
+  const long reps = 20;
+  long done = 0, early = 0;
+  run_taskgroup(reps, &done, &early);
+  if (early)
+    return fail("taskgroup", "the taskgroup ended before all its tasks had run");
+  if (done != reps * group_tasks)
+    return fail("taskgroup", "a task ran a wrong number of times");
+  return test_taskgroup(3);
+}
+
+static const struct row rows[] = {
+    {"task-create", "us/task", ops_tasks, test_create, verify_create, 1},
+    {"task-all", "us/task", ops_tasks, test_all, verify_all, 0},
+    {"fib", "us/fib", ops_reps, test_fib, verify_fib, 1},
+    {"task-dep-chain", "us/task", ops_chain, test_chain, verify_chain, 1},
+    {"taskloop", "us/taskloop", ops_reps, test_taskloop, verify_taskloop, 1},
+    {"taskgroup", "us/taskgroup", ops_reps, test_taskgroup, verify_taskgroup, 1},
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* ============================================================================ measuring */
+
+static double timed(int (*fn)(long), long reps, int *err)
+{
+  double t0 = bench_now();
+  *err |= fn(reps);
+  return bench_now() - t0;
+}
+
+static int team_ok(void)
+{
+  int bad = 0;
+#pragma omp parallel
+  if (omp_get_num_threads() != nthreads) {
+#pragma omp atomic write
+    bad = 1;
+  }
+  return bad ? fail("team", "the team is smaller than omp_get_max_threads()") : 0;
+}
+
+static int run_row(const struct row *r, int samples, double target_s)
+{
+  double test_t[MAX_SAMPLES];
+  int err = 0;
+
+  if (r->verify())
+    return 1;
+
+  /* Calibration as in syncbench and loopbench: double reps until one test takes the target
+     time, confirmed by the fastest of three (one preempted test would stop the doubling too
+     early), and until doubling reps nearly doubles the time, or 30 target times. Confirmed at
+     reps = 1 too (unlike loopbench): one task operation takes microseconds, so a first test
+     over the target is a test that waited for a CPU, and stopping there would time single
+     operations, each sample as noisy as one scheduler tick. */
+  long reps = 1;
+  double prev = 0;
+  for (;;) {
+    double t = timed(r->test, reps, &err);
+    for (int again = 0; again < 2 && t >= target_s && !err; again++) {
+      double t2 = timed(r->test, reps, &err);
+      if (t2 < t)
+        t = t2;
+    }
+    if (err)
+      return 1;
+    if ((t >= target_s && t >= 1.9 * prev) || t >= 30 * target_s || reps >= (1L << 40))
+      break;
+    prev = t;
+    reps *= 2;
+  }
+
+  ran_total = ran_away = 0;
+  for (int s = 0; s < samples; s++) {
+    test_t[s] = timed(r->test, reps, &err);
+    if (err)
+      return 1;
+  }
+  printf("# construct %s unit %s reps %ld operations %ld\n", r->name, r->unit, reps, r->ops(reps));
+  if (r->test == test_fib) {
+    /* for reading the table: the tasks of one fib, and the same fib without tasks */
+    double best = 1e30;
+    for (int k = 0; k < 5; k++) {
+      double t0 = bench_now();
+      if (fib_serial(fib_n) != fib_expect)
+        return fail("fib", "the serial result is wrong");
+      double t = bench_now() - t0;
+      if (t < best)
+        best = t;
+    }
+    printf("# construct fib n %d cutoff %d tasks %ld\n", fib_n, fib_cutoff, fib_tasks(fib_n));
+    printf("construct fib serial_us %.1f\n", best * 1e6);
+  }
+  for (int s = 0; s < samples; s++)
+    printf("construct %s sample %.4f\n", r->name, test_t[s] / (double)r->ops(reps) * 1e6);
+  /* How much of the work the other threads took: empty tasks cost least where the creator runs
+     them all itself, so a fast row with 0% away is a runtime that did not spread the tasks. */
+  if (r->one_creator && ran_total > 0)
+    printf("construct %s away %.1f\n", r->name, 100.0 * (double)ran_away / (double)ran_total);
+  fflush(stdout);
+  return 0;
+}
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: taskbench [options]\n"
+          "  -b, --bench LIST        comma-separated rows, or 'all' (default); --list names them\n"
+          "  -s, --samples N         samples per row (default 20, at most %d)\n"
+          "  -t, --target-us US      target time of one sample in us (default 1000)\n"
+          "      --tasks N           task-create, task-all: tasks per taskwait (default 64)\n"
+          "      --fib-n N           fib: the argument (default 30)\n"
+          "      --fib-cutoff N      fib: serial below this n (default 18)\n"
+          "      --chain N           task-dep-chain: tasks per chain (default 64)\n"
+          "      --loop-iters M      taskloop: iterations (default 1024)\n"
+          "      --group-tasks K     taskgroup: tasks per taskgroup (default 16)\n"
+          "      --list              print every row and its unit, and exit\n"
+          "      --probe             print the runtime, verify the rows, time nothing\n"
+          "The team size comes from OMP_NUM_THREADS.\n",
+          MAX_SAMPLES);
+}
+
+int main(int argc, char **argv)
+{
+  const char *list = "all";
+  int samples = 20, probe = 0;
+  double target_us = 1000;
+
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--probe")) {
+      probe = 1;
+      continue;
+    }
+    if (!strcmp(a, "--list")) {
+      for (size_t k = 0; k < NROWS; k++)
+        printf("%s %s\n", rows[k].name, rows[k].unit);
+      return 0;
+    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    }
+    if (!v) {
+      usage(stderr);
+      return 2;
+    }
+    if (!strcmp(a, "-b") || !strcmp(a, "--bench"))
+      list = v;
+    else if (!strcmp(a, "-s") || !strcmp(a, "--samples"))
+      samples = (int)bench_parse_long(v, 1, MAX_SAMPLES, a);
+    else if (!strcmp(a, "-t") || !strcmp(a, "--target-us"))
+      target_us = (double)bench_parse_long(v, 1, 100000000, a);
+    else if (!strcmp(a, "--tasks"))
+      ntasks = bench_parse_long(v, 1, 1L << 20, a);
+    else if (!strcmp(a, "--fib-n"))
+      fib_n = (int)bench_parse_long(v, 2, 40, a);
+    else if (!strcmp(a, "--fib-cutoff"))
+      fib_cutoff = (int)bench_parse_long(v, 2, 40, a);
+    else if (!strcmp(a, "--chain"))
+      chain_len = bench_parse_long(v, 1, 1L << 20, a);
+    else if (!strcmp(a, "--loop-iters"))
+      loop_iters = bench_parse_long(v, 1, 1L << 24, a);
+    else if (!strcmp(a, "--group-tasks"))
+      group_tasks = bench_parse_long(v, 1, 1L << 20, a);
+    else {
+      usage(stderr);
+      return 2;
+    }
+    i++;
+  }
+
+  /* which rows, validated before anything runs */
+  int selected[NROWS] = {0};
+  if (!strcmp(list, "all")) {
+    for (size_t k = 0; k < NROWS; k++)
+      selected[k] = 1;
+  } else {
+    char *copy = strdup(list), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      size_t k = 0;
+      while (k < NROWS && strcmp(rows[k].name, tok))
+        k++;
+      if (k == NROWS) {
+        fprintf(stderr, "taskbench: unknown row '%s' (see --list)\n", tok);
+        return 2;
+      }
+      selected[k] = 1;
+    }
+    free(copy);
+  }
+
+  nthreads = omp_get_max_threads();
+  fib_expect = fib_serial(fib_n);
+  loop_a = malloc(sizeof *loop_a * (size_t)loop_iters);
+  if (!loop_a) {
+    fprintf(stderr, "taskbench: out of memory\n");
+    return 1;
+  }
+  bench_print_runtime();
+  printf("threads %d\n", nthreads);
+  printf("# samples %d target_us %.0f tasks %ld fib_n %d fib_cutoff %d chain %ld loop_iters %ld "
+         "group_tasks %ld\n",
+         samples, target_us, ntasks, fib_n, fib_cutoff, chain_len, loop_iters, group_tasks);
+  fflush(stdout);
+
+  int status = team_ok();
+  if (status)
+    return status;
+  for (size_t k = 0; k < NROWS; k++) {
+    if (!selected[k])
+      continue;
+    if (probe)
+      status |= rows[k].verify();
+    else
+      status |= run_row(&rows[k], samples, target_us * 1e-6);
+  }
+  if (probe && !status)
+    printf("probe ok\n");
+  free(loop_a);
+  return status;
+}
