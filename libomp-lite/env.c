@@ -81,6 +81,15 @@ void lite_fatal(const char *fmt, ...)
   abort();
 }
 
+void lite_error_exit(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  message("error", fmt, ap);
+  va_end(ap);
+  exit(EXIT_FAILURE);
+}
+
 /* ---------------------------------------------------------------- lexing helpers */
 
 static const char *skip_space(const char *s)

@@ -68,6 +68,9 @@ void lite_env_display(bool verbose);
 void lite_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One-line message on stderr, then abort: for states the runtime cannot continue from. */
 void lite_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* An error of the program's own (not of libomp-lite's): the message, then exit(EXIT_FAILURE), as
+   libgomp ends such programs. */
+void lite_error_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* ---------------------------------------------------------------- threads, teams, pools */
 
@@ -403,6 +406,16 @@ static inline void lite_task_implicit_init(struct lite_task *t)
   t->taskgroup = NULL;
   t->deps = NULL;
   t->state = LITE_TASK_RUNNING;
+}
+
+/* The task thr runs now; outside any region, its implicit task is made real on first use. */
+static inline struct lite_task *lite_current_task(struct lite_thread *thr)
+{
+  if (thr->task == NULL) {
+    lite_task_implicit_init(&thr->root_task);
+    thr->task = &thr->root_task;
+  }
+  return thr->task;
 }
 
 /* The task queue explicit tasks created by thr go to. */

@@ -126,17 +126,20 @@ static void copy_firstprivate(char *block, size_t mapnum, void **hostaddrs, cons
 /* gcc's device argument: a device number, or these. */
 enum { DEVICE_ICV = -1, DEVICE_HOST_FALLBACK = -2 };
 
-/* OMP_TARGET_OFFLOAD=mandatory: a target construct for a device that does not exist is an error.
-   The host itself (the initial device, which is also the default device when there are no
-   others), asked for by number or by if(false), is not, as in libgomp. */
-static void check_device(int device)
+/* OMP_TARGET_OFFLOAD=mandatory: a device construct or device memory routine for a device that
+   does not exist ends the program. The host itself (the initial device, which is also the
+   default device when there are no others), asked for by number or by if(false), is fine, as in
+   libgomp. Returns whether the device is the host. */
+static bool check_device(int device)
 {
   if (device == DEVICE_ICV)
     device = lite_self()->icv.default_device;
-  if (device != DEVICE_HOST_FALLBACK && !is_host(device) &&
-      lite_env.target_offload == LITE_OFFLOAD_MANDATORY)
-    lite_fatal("OMP_TARGET_OFFLOAD is set to MANDATORY, but device %d does not exist (libomp-lite "
-               "has no offload device)", device);
+  if (device == DEVICE_HOST_FALLBACK || is_host(device))
+    return true;
+  if (lite_env.target_offload == LITE_OFFLOAD_MANDATORY)
+    lite_error_exit("OMP_TARGET_OFFLOAD is set to MANDATORY, but device %d does not exist "
+                    "(libomp-lite has no offload device)", device);
+  return false;
 }
 
 void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **hostaddrs,
@@ -174,13 +177,15 @@ void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapn
 void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                           unsigned short *kinds)
 {
-  (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+  check_device(device);
 }
 
 void GOMP_target_data(int device, const void *unused, size_t mapnum, void **hostaddrs,
                       size_t *sizes, unsigned char *kinds)
 {
-  (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+  (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+  check_device(device);
 }
 
 void GOMP_target_end_data(void) {}
@@ -188,13 +193,15 @@ void GOMP_target_end_data(void) {}
 void GOMP_target_update(int device, const void *unused, size_t mapnum, void **hostaddrs,
                         size_t *sizes, unsigned char *kinds)
 {
-  (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+  (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+  check_device(device);
 }
 
 void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                             unsigned short *kinds, unsigned flags, void **depend)
 {
-  (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+  check_device(device);
   if (depend != NULL)
     GOMP_taskwait_depend(depend);
 }
@@ -202,7 +209,8 @@ void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t 
 void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                  unsigned short *kinds, unsigned flags, void **depend)
 {
-  (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+  check_device(device);
   if (depend != NULL)
     GOMP_taskwait_depend(depend);
 }
@@ -232,26 +240,29 @@ void GOMP_offload_unregister(const void *host_table, int target_type, const void
 
 /* ---------------------------------------------------------------- device memory routines */
 
+/* A device number given to a memory routine: the host, or none (NULL, EINVAL...). */
+static bool memory_device(int device) { return device >= 0 && check_device(device); }
+
 void *omp_target_alloc(size_t size, int device)
 {
-  return is_host(device) ? malloc(size) : NULL;
+  return memory_device(device) ? malloc(size) : NULL;
 }
 
 void omp_target_free(void *ptr, int device)
 {
-  if (is_host(device))
+  if (memory_device(device))
     free(ptr);
 }
 
 int omp_target_is_present(const void *ptr, int device)
 {
-  return ptr == NULL || is_host(device);
+  return ptr == NULL || memory_device(device);
 }
 
 int omp_target_memcpy(void *dst, const void *src, size_t length, size_t dst_offset,
                       size_t src_offset, int dst_device, int src_device)
 {
-  if (!is_host(dst_device) || !is_host(src_device))
+  if (!memory_device(dst_device) || !memory_device(src_device))
     return EINVAL;
   memmove((char *)dst + dst_offset, (const char *)src + src_offset, length);
   return 0;
@@ -284,7 +295,8 @@ int omp_target_memcpy_rect(void *dst, const void *src, size_t element_size, int 
 {
   if (dst == NULL && src == NULL)
     return INT_MAX; /* the query: any number of dimensions */
-  if (!is_host(dst_device) || !is_host(src_device) || num_dims < 1 || dst == NULL || src == NULL)
+  if (!memory_device(dst_device) || !memory_device(src_device) || num_dims < 1 || dst == NULL ||
+      src == NULL)
     return EINVAL;
   copy_rect(dst, src, element_size, num_dims, volume, dst_offsets, src_offsets, dst_dimensions,
             src_dimensions);

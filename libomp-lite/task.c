@@ -47,16 +47,6 @@ static inline void wake(struct lite_tasks *q)
     lite_barrier_poke(q->pool);
 }
 
-/* The task thr runs now; outside any region, its implicit task is made real on first use. */
-static struct lite_task *current_task(struct lite_thread *thr)
-{
-  if (thr->task == NULL) {
-    lite_task_implicit_init(&thr->root_task);
-    thr->task = &thr->root_task;
-  }
-  return thr->task;
-}
-
 /* ------------------------------------------------------------------------------ ready lists */
 
 static void push_ready(struct lite_tasks *q, struct lite_task *t)
@@ -549,7 +539,7 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                       void *prepare_arg)
 {
   struct lite_thread *thr = lite_self();
-  struct lite_task *parent = current_task(thr);
+  struct lite_task *parent = lite_current_task(thr);
   if (creation_cancelled(thr, parent))
     return;
   struct lite_tasks *q = lite_tasks_of(thr);
@@ -631,7 +621,7 @@ void GOMP_taskyield(void) {}
 void GOMP_taskgroup_start(void)
 {
   struct lite_thread *thr = lite_self();
-  struct lite_task *cur = current_task(thr);
+  struct lite_task *cur = lite_current_task(thr);
   struct lite_taskgroup *g = malloc(sizeof *g);
   if (g == NULL)
     lite_fatal("out of memory starting a taskgroup");
@@ -646,7 +636,7 @@ void GOMP_taskgroup_start(void)
 void GOMP_taskgroup_end(void)
 {
   struct lite_thread *thr = lite_self();
-  struct lite_task *cur = current_task(thr);
+  struct lite_task *cur = lite_current_task(thr);
   struct lite_taskgroup *g = cur->taskgroup;
   if (g == NULL)
     return;
@@ -664,7 +654,7 @@ bool lite_taskgroup_cancelled(struct lite_thread *thr)
    construct's own taskgroup (reduction(task, ...)) is not one. */
 void lite_taskgroup_cancel(struct lite_thread *thr)
 {
-  struct lite_taskgroup *g = current_task(thr)->taskgroup;
+  struct lite_taskgroup *g = lite_current_task(thr)->taskgroup;
   if (g != NULL && g->workshare && g->prev != NULL)
     g = g->prev;
   if (g != NULL)

@@ -69,15 +69,6 @@ static uintptr_t *entry_of_original(uintptr_t *data, uintptr_t p)
   return NULL;
 }
 
-static struct lite_task *current_task(struct lite_thread *thr)
-{
-  if (thr->task == NULL) {
-    lite_task_implicit_init(&thr->root_task);
-    thr->task = &thr->root_task;
-  }
-  return thr->task;
-}
-
 static unsigned team_size(struct lite_thread *thr)
 {
   return thr->team != NULL ? thr->team->nthreads : 1;
@@ -87,7 +78,7 @@ static unsigned team_size(struct lite_thread *thr)
 void GOMP_taskgroup_reduction_register(uintptr_t *data)
 {
   struct lite_thread *thr = lite_self();
-  struct lite_taskgroup *g = current_task(thr)->taskgroup;
+  struct lite_taskgroup *g = lite_current_task(thr)->taskgroup;
   if (g == NULL)
     lite_fatal("GOMP_taskgroup_reduction_register outside a taskgroup");
   lite_task_reductions_register(data, g->reductions, NULL, team_size(thr));
@@ -102,7 +93,7 @@ void GOMP_taskgroup_reduction_unregister(uintptr_t *data) { free_copies(data); }
 void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)
 {
   struct lite_thread *thr = lite_self();
-  struct lite_taskgroup *g = current_task(thr)->taskgroup;
+  struct lite_taskgroup *g = lite_current_task(thr)->taskgroup;
   uintptr_t *data = g != NULL ? g->reductions : NULL;
   uintptr_t id = thr->id;
   for (size_t i = 0; i < cnt; i++) {
@@ -142,7 +133,7 @@ void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool f
                              uintptr_t *reductions)
 {
   GOMP_taskgroup_start();
-  struct lite_taskgroup *g = current_task(thr)->taskgroup;
+  struct lite_taskgroup *g = lite_current_task(thr)->taskgroup;
   g->workshare = true;
   lite_task_reductions_register(reductions, g->reductions, first ? NULL : ws->task_reductions,
                                 team_size(thr));
@@ -157,7 +148,7 @@ void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool f
 void GOMP_workshare_task_reduction_unregister(bool cancelled)
 {
   struct lite_thread *thr = lite_self();
-  uintptr_t *data = current_task(thr)->taskgroup->reductions;
+  uintptr_t *data = lite_current_task(thr)->taskgroup->reductions;
   GOMP_taskgroup_end();
   if (thr->id == 0)
     free_copies(data);
