@@ -310,6 +310,19 @@ tests_integration_rpath_error_directive_f_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_error_directive_f_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_error_directive_f_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+tests_integration_target_SOURCES = tests/integration/target.c tests/integration/lite_check.h
+tests_integration_target_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_target_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_target_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_target_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_target_SOURCES = tests/integration/target.c tests/integration/lite_check.h
+tests_integration_rpath_target_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_target_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_target_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_target_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_target_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
 	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
@@ -325,7 +338,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/fortran_test tests/integration/rpath/fortran_test \
 	tests/integration/thread_limit tests/integration/rpath/thread_limit \
 	tests/integration/error_directive tests/integration/rpath/error_directive \
-	tests/integration/error_directive_f tests/integration/rpath/error_directive_f
+	tests/integration/error_directive_f tests/integration/rpath/error_directive_f \
+	tests/integration/target tests/integration/rpath/target
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -336,7 +350,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
-	tests/integration/error_directive
+	tests/integration/error_directive tests/integration/target
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)
