@@ -341,6 +341,18 @@ tests_integration_rpath_tasks_f_FCFLAGS = $(INTEG_FC_FLAGS)
 tests_integration_rpath_tasks_f_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_tasks_f_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_tasks_f_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+tests_integration_target_SOURCES = tests/integration/target.c tests/integration/lite_check.h
+tests_integration_target_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_target_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_target_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_target_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_target_SOURCES = tests/integration/target.c tests/integration/lite_check.h
+tests_integration_rpath_target_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_target_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_target_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_target_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_target_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
@@ -359,7 +371,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/error_directive tests/integration/rpath/error_directive \
 	tests/integration/error_directive_f tests/integration/rpath/error_directive_f \
 	tests/integration/tasks tests/integration/rpath/tasks tests/integration/tasks_f \
-	tests/integration/rpath/tasks_f
+	tests/integration/rpath/tasks_f \
+	tests/integration/target tests/integration/rpath/target
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -370,7 +383,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
-	tests/integration/error_directive tests/integration/tasks
+	tests/integration/error_directive tests/integration/tasks tests/integration/target
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

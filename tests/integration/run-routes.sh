@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive tasks"
+env_bad_values thread_limit error_directive tasks target"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -145,6 +145,25 @@ case_exits() {
     elif [ "$got_err" != "$want_err" ]; then
         case_fail "the non-empty lines of stderr are not the expected ones (marked >)"
         sed 's/^/      > /' <<< "$want_err"
+    else
+        case_pass
+    fi
+}
+
+# case_stops PATTERN [VAR=VALUE...] PROGRAM [ARG...]: the runtime must stop the program the way
+# libgomp's fatal errors do: exit status 1 (EXIT_FAILURE; a signal, such as abort's, is a
+# failure), with one non-empty line on stderr, which matches the grep pattern PATTERN (the
+# wording of the message is the runtime's own).
+case_stops() {
+    local pattern=$1
+    shift
+    case_run "$@"
+    local nlines
+    nlines=$(grep -c -v '^[[:space:]]*$' "$CASE_ERR")
+    if [ "$CASE_RC" -ne 1 ]; then
+        case_fail "$(rc_words "$CASE_RC"), expected exit status 1 (EXIT_FAILURE, as libgomp)"
+    elif [ "$nlines" -ne 1 ] || ! grep -q -- "$pattern" "$CASE_ERR"; then
+        case_fail "stderr is not one line matching '$pattern'"
     else
         case_pass
     fi
@@ -315,6 +334,28 @@ t_tasks() {
     done
     for n in 1 3 8; do
         case_ok OMP_NUM_THREADS=$n tasks_f
+    done
+}
+
+# Target and teams on the host, there being no offload device: the same checks with 1, 2 and 4
+# threads, a league size and a teams thread limit from the environment, OMP_TARGET_OFFLOAD and
+# OMP_DEFAULT_DEVICE. Under OMP_TARGET_OFFLOAD=mandatory the initial device (the default one) is
+# fine, but a construct for a device that does not exist stops the program, as in libgomp.
+t_target() {
+    local n mode
+    for n in 1 2 4; do
+        case_ok OMP_NUM_THREADS=$n target
+    done
+    case_ok OMP_NUM_THREADS=2 OMP_NUM_TEAMS=5 target
+    case_ok OMP_NUM_THREADS=4 OMP_TEAMS_THREAD_LIMIT=2 target
+    case_ok OMP_NUM_THREADS=2 OMP_TARGET_OFFLOAD=mandatory target
+    case_ok OMP_NUM_THREADS=4 OMP_TARGET_OFFLOAD=mandatory OMP_DEFAULT_DEVICE=0 target
+    case_ok OMP_NUM_THREADS=2 OMP_DEFAULT_DEVICE=7 target
+    case_ok OMP_NUM_THREADS=2 OMP_TARGET_OFFLOAD=disabled target
+    local stop='OMP_TARGET_OFFLOAD is set to MANDATORY'
+    case_stops "$stop" OMP_TARGET_OFFLOAD=mandatory OMP_DEFAULT_DEVICE=7 target default
+    for mode in device7 data7 enter7 update7; do
+        case_stops "$stop" OMP_TARGET_OFFLOAD=mandatory target $mode
     done
 }
 
