@@ -21,7 +21,7 @@ static uint64_t count_at(const void *counts, bool is_ull, unsigned d)
   return c > 0 ? (uint64_t)c : 0;
 }
 
-/* Any number of dimensions: gcc's ordered(n) has no bound (GCC's libgomp.c/doacross-1.c uses 61). */
+/* Any number of dimensions: gcc's ordered(n) has no bound (GCC's doacross-1.c uses 61). */
 static void setup_doacross(struct lite_ws *ws, unsigned ncounts, const void *counts, bool is_ull)
 {
   unsigned inner = ncounts > 0 ? ncounts - 1 : 0;
