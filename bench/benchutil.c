@@ -68,3 +68,28 @@ void bench_print_runtime(void)
   printf("runtime-gomp %s\n", defining_object("GOMP_parallel"));
   fflush(stdout);
 }
+
+int bench_select(const char *prog, const char *list, const char *(*name_of)(size_t k), size_t n,
+                 int *selected)
+{
+  int all = !strcmp(list, "all");
+  for (size_t k = 0; k < n; k++)
+    selected[k] = all;
+  if (all)
+    return 1;
+  char *copy = strdup(list), *save = NULL;
+  int ok = 1;
+  for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+    size_t k = 0;
+    while (k < n && strcmp(name_of(k), tok))
+      k++;
+    if (k == n) {
+      fprintf(stderr, "%s: unknown name '%s' in '%s'\n", prog, tok, list);
+      ok = 0;
+    } else {
+      selected[k] = 1;
+    }
+  }
+  free(copy);
+  return ok;
+}

@@ -3,6 +3,8 @@
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
+#include <stddef.h>
+
 /* seconds on CLOCK_MONOTONIC: our own clock, so every runtime is timed the same way */
 double bench_now(void);
 
@@ -11,6 +13,11 @@ double bench_median(const double *v, int n);
 
 /* parse an integer in [lo, hi] or exit with a message naming the option */
 long bench_parse_long(const char *s, long lo, long hi, const char *option);
+
+/* mark in selected[0..n) the entries a comma-separated list names ("all": every one), where
+   name_of(k) is entry k's name; returns false after a message if a name is unknown */
+int bench_select(const char *prog, const char *list, const char *(*name_of)(size_t k), size_t n,
+                 int *selected);
 
 /* print "runtime <path>" and "runtime-gomp <path>": the objects that define omp_get_num_threads
    and GOMP_parallel in this process, as the dynamic linker resolved them (LD_PRELOAD included),

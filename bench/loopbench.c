@@ -575,6 +575,8 @@ static void usage(FILE *f)
           MAX_SAMPLES);
 }
 
+static const char *rows_name(size_t k) { return rows[k].name; }
+
 int main(int argc, char **argv)
 {
   const char *list = "all";
@@ -630,23 +632,9 @@ int main(int argc, char **argv)
   }
 
   /* which rows, validated before anything runs */
-  int selected[NROWS] = {0};
-  if (!strcmp(list, "all")) {
-    for (size_t k = 0; k < NROWS; k++)
-      selected[k] = 1;
-  } else {
-    char *copy = strdup(list), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      size_t k = 0;
-      while (k < NROWS && strcmp(rows[k].name, tok))
-        k++;
-      if (k == NROWS) {
-        fprintf(stderr, "loopbench: unknown row '%s' (see --list)\n", tok);
-        return 2;
-      }
-      selected[k] = 1;
-    }
-    free(copy);
+  int selected[NROWS];
+  if (!bench_select("loopbench", list, rows_name, NROWS, selected)) {
+    return 2;
   }
 
   if (calibrate) {

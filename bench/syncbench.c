@@ -436,6 +436,8 @@ static void usage(FILE *f)
           MAX_SAMPLES);
 }
 
+static const char *constructs_name(size_t k) { return constructs[k].name; }
+
 int main(int argc, char **argv)
 {
   const char *list = "all";
@@ -480,24 +482,10 @@ int main(int argc, char **argv)
   }
 
   /* which constructs, validated before anything runs */
-  int selected[NCONSTRUCTS] = {0};
-  if (!strcmp(list, "all")) {
-    for (size_t k = 0; k < NCONSTRUCTS; k++)
-      selected[k] = 1;
-  } else {
-    char *copy = strdup(list), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      size_t k = 0;
-      while (k < NCONSTRUCTS && strcmp(constructs[k].name, tok))
-        k++;
-      if (k == NCONSTRUCTS) {
-        fprintf(stderr, "syncbench: unknown construct '%s'\n", tok);
-        usage(stderr);
-        return 2;
-      }
-      selected[k] = 1;
-    }
-    free(copy);
+  int selected[NCONSTRUCTS];
+  if (!bench_select("syncbench", list, constructs_name, NCONSTRUCTS, selected)) {
+      usage(stderr);
+    return 2;
   }
 
   if (calibrate) {
