@@ -137,7 +137,7 @@ static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, cons
 static bool start_long(enum lite_sched kind, unsigned ncounts, long *counts, long chunk,
                        long *istart, long *iend)
 {
-  struct lite_loop_request req = {kind, true, false, chunk > 0 ? (uint64_t)chunk : 0, NULL};
+  struct lite_loop_request req = {kind, true, false, chunk > 0 ? (uint64_t)chunk : 0, NULL, false};
   if (kind == LITE_SCHED_RUNTIME)
     lite_sched_resolve_runtime(lite_self(), &req, false);
   return start_doacross(&req, ncounts, counts, false, istart, iend, NULL, NULL);
@@ -213,7 +213,7 @@ typedef unsigned long long ull; /* gcc's gomp_ull */
 static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull chunk, ull *istart,
                       ull *iend, long sched, uintptr_t *reductions, void **mem)
 {
-  struct lite_loop_request req = {kind, true, false, chunk, NULL};
+  struct lite_loop_request req = {kind, true, false, chunk, NULL, false};
   if (sched >= 0)
     lite_loop_request_from_sched(lite_self(), &req, sched, 0, false, NULL);
   if (sched >= 0 && chunk != 0)

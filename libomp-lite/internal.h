@@ -154,6 +154,8 @@ struct lite_thread {
   struct lite_ws *ws;       /* the worksharing construct it is in, if any */
   struct lite_ws *timed_ws; /* the measured loop it is in, and when it took its first chunk */
   uint64_t timed_start_ns;
+  uint64_t tiny_start_ns;   /* thread 0 in a measured tiny loop (sched/tiny.c): its start, */
+  unsigned tiny_entry;      /* and the loop's entry in the pool's list of tiny sites */
   uint64_t chunk_lo;        /* its current chunk [chunk_lo, chunk_hi) of an ordered loop */
   uint64_t chunk_hi;
   struct lite_icv icv;      /* the current implicit task's ICVs */
@@ -223,6 +225,14 @@ struct lite_slot {
 #define LITE_RELEASE_CANCELLED 0x80000000u
 #define LITE_EPOCH_MASK 0x7fffffffu
 
+/* A call site whose loops thread 0 of a pool's teams runs alone (sched/tiny.c). */
+#define LITE_TINY_SITES 8
+struct lite_tiny_site {
+  void *key;          /* the call site */
+  uint64_t count;     /* the trip count it was measured with */
+  unsigned nthreads;  /* and the team size */
+};
+
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
 struct lite_pool {
@@ -258,8 +268,21 @@ struct lite_pool {
   struct lite_team team_storage;
   struct lite_ws *ring;       /* the team's worksharing ring (LITE_WS_RING entries) */
 
+  /* Tiny nonmonotonic loops in this pool's regions (sched/tiny.c): the call sites whose loops
+     thread 0 runs alone, without the ring. Every member reads the list at loop start; only the
+     leader changes it, at the join, when no member is inside a loop, so that all members of a
+     region take the same path. */
+  struct lite_tiny_site tiny[LITE_TINY_SITES] LITE_ALIGNED;
+  unsigned ntiny;
+  /* A loop the ring set up as tiny in the current region (site.c judged it so): the leader lists
+     it at the join. Written once per such loop until it is listed. */
+  void *_Atomic tiny_key LITE_ALIGNED;
+  _Atomic uint64_t tiny_count;
+
   /* Leader-only bookkeeping, on lines the workers never read. */
   bool busy LITE_ALIGNED;     /* a region is running (shutdown must not touch it) */
+  unsigned tiny_runs[LITE_TINY_SITES]; /* runs of each listed tiny site, for sampling */
+  bool tiny_drop[LITE_TINY_SITES];     /* measured long: unlist it at the join */
   struct lite_thread *leader;
   unsigned level;             /* nesting level of the regions this pool runs is level + 1 */
   unsigned nworkers;          /* workers started: they hold slots 1..nworkers */
@@ -383,6 +406,9 @@ void lite_ws_ready(struct lite_ws *ws);
 void lite_ws_end(struct lite_thread *thr);
 /* Storage for the entries of a team of one (or of the initial thread outside any region). */
 struct lite_ws *lite_ws_solo(struct lite_thread *thr);
+/* The leader at the join, every member arrived: updates the pool's list of tiny loops
+   (sched/tiny.c). */
+void lite_tiny_join(struct lite_pool *pool);
 
 /* ---------------------------------------------------------------- parallel.c */
 

@@ -20,12 +20,23 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
                        long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
   struct lite_thread *thr = lite_self();
+  struct lite_ws *ws;
+  if (istart != NULL && reductions == NULL && mem == NULL &&
+      lite_tiny_in_team(thr, req, lite_iter_count_long(start, end, incr))) {
+    ws = lite_tiny_begin(thr);
+    if (ws == NULL)
+      return false; /* thread 0 runs this tiny loop alone */
+    lite_iter_init_long(ws, start, end, incr);
+    lite_tiny_setup(thr, ws);
+    return next_long(thr, istart, iend);
+  }
   bool first;
-  struct lite_ws *ws = lite_ws_begin(thr, &first);
+  ws = lite_ws_begin(thr, &first);
   if (first) {
     ws->nthreads = lite_loop_team_size(thr);
     lite_iter_init_long(ws, start, end, incr);
     lite_sched_setup(ws, req);
+    lite_tiny_note(thr, ws, req);
     lite_ws_setup_mem(ws, mem);
     if (reductions != NULL)
       lite_ws_task_reductions(thr, ws, true, reductions);
@@ -43,14 +54,14 @@ static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, long 
                        long incr, long chunk, long *istart, long *iend, void *site)
 {
   struct lite_loop_request req = {kind, monotonic || ordered, ordered,
-                                  chunk > 0 ? (uint64_t)chunk : 0, site};
+                                  chunk > 0 ? (uint64_t)chunk : 0, site, false};
   return start_long(&req, start, end, incr, istart, iend, NULL, NULL);
 }
 
 static bool start_runtime(bool maybe_nonmonotonic, bool ordered, long start, long end, long incr,
                           long *istart, long *iend, void *site)
 {
-  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site};
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site, false};
   lite_sched_resolve_runtime(lite_self(), &req, maybe_nonmonotonic && !ordered);
   req.monotonic |= ordered;
   return start_long(&req, start, end, incr, istart, iend, NULL, NULL);
@@ -93,7 +104,7 @@ bool GOMP_loop_runtime_start(long start, long end, long incr, long *istart, long
 bool GOMP_loop_nonmonotonic_runtime_start(long start, long end, long incr, long *istart,
                                           long *iend)
 {
-  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE};
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE, false};
   lite_sched_resolve_runtime(lite_self(), &req, true);
   req.monotonic = false;
   return start_long(&req, start, end, incr, istart, iend, NULL, NULL);

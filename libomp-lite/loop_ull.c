@@ -20,12 +20,23 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
                       ull *istart, ull *iend, uintptr_t *reductions, void **mem)
 {
   struct lite_thread *thr = lite_self();
+  struct lite_ws *ws;
+  if (istart != NULL && reductions == NULL && mem == NULL &&
+      lite_tiny_in_team(thr, req, lite_iter_count_ull(up, start, end, incr))) {
+    ws = lite_tiny_begin(thr);
+    if (ws == NULL)
+      return false; /* thread 0 runs this tiny loop alone */
+    lite_iter_init_ull(ws, up, start, end, incr);
+    lite_tiny_setup(thr, ws);
+    return next_ull(thr, istart, iend);
+  }
   bool first;
-  struct lite_ws *ws = lite_ws_begin(thr, &first);
+  ws = lite_ws_begin(thr, &first);
   if (first) {
     ws->nthreads = lite_loop_team_size(thr);
     lite_iter_init_ull(ws, up, start, end, incr);
     lite_sched_setup(ws, req);
+    lite_tiny_note(thr, ws, req);
     lite_ws_setup_mem(ws, mem);
     if (reductions != NULL)
       lite_ws_task_reductions(thr, ws, true, reductions);
@@ -41,14 +52,14 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
 static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, bool up, ull start,
                        ull end, ull incr, ull chunk, ull *istart, ull *iend, void *site)
 {
-  struct lite_loop_request req = {kind, monotonic || ordered, ordered, chunk, site};
+  struct lite_loop_request req = {kind, monotonic || ordered, ordered, chunk, site, false};
   return start_ull(&req, up, start, end, incr, istart, iend, NULL, NULL);
 }
 
 static bool start_runtime(bool maybe_nonmonotonic, bool ordered, bool up, ull start, ull end,
                           ull incr, ull *istart, ull *iend, void *site)
 {
-  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site};
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, ordered, 0, site, false};
   lite_sched_resolve_runtime(lite_self(), &req, maybe_nonmonotonic && !ordered);
   req.monotonic |= ordered;
   return start_ull(&req, up, start, end, incr, istart, iend, NULL, NULL);
@@ -97,7 +108,7 @@ bool GOMP_loop_ull_runtime_start(bool up, ull start, ull end, ull incr, ull *ist
 bool GOMP_loop_ull_nonmonotonic_runtime_start(bool up, ull start, ull end, ull incr, ull *istart,
                                               ull *iend)
 {
-  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE};
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, false, false, 0, SITE, false};
   lite_sched_resolve_runtime(lite_self(), &req, true);
   req.monotonic = false;
   return start_ull(&req, up, start, end, incr, istart, iend, NULL, NULL);

@@ -43,8 +43,9 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads,
 static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
                 long incr, enum lite_sched kind, bool monotonic, long chunk, bool blocking)
 {
+  uint64_t req_chunk = chunk > 0 ? (uint64_t)chunk : 0;
   struct combined_loop loop = {start, end, incr,
-                               {kind, monotonic, false, chunk > 0 ? (uint64_t)chunk : 0, (void *)fn}};
+                               {kind, monotonic, false, req_chunk, (void *)fn, false}};
   if (blocking) {
     if (!run_unshared(fn, data, num_threads, &loop))
       lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
@@ -57,7 +58,8 @@ static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, lo
                         long end, long incr, bool maybe_nonmonotonic, bool nonmonotonic,
                         bool blocking)
 {
-  struct combined_loop loop = {start, end, incr, {LITE_SCHED_DYNAMIC, true, false, 0, (void *)fn}};
+  struct combined_loop loop = {start, end, incr,
+                               {LITE_SCHED_DYNAMIC, true, false, 0, (void *)fn, false}};
   lite_sched_resolve_runtime(lite_self(), &loop.req, maybe_nonmonotonic || nonmonotonic);
   if (nonmonotonic)
     loop.req.monotonic = false;

@@ -4,7 +4,7 @@
 
 static void setup_sections(struct lite_ws *ws, unsigned count)
 {
-  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, false, 1, NULL};
+  struct lite_loop_request req = {LITE_SCHED_DYNAMIC, true, false, 1, NULL, false};
   lite_iter_init_long(ws, 0, (long)count, 1);
   lite_sched_setup(ws, &req);
 }

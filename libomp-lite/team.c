@@ -451,6 +451,7 @@ void lite_team_join(struct lite_thread *thr)
   }
   pool->epoch = epoch;
   pool->ws_base = ws_count;
+  lite_tiny_join(pool);
   /* A cancelled region: members that jumped to its end skipped worksharing constructs others
      entered, so those entries still count them as inside. Everyone has left now. */
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed)))

@@ -109,6 +109,7 @@ void lite_loop_request_from_sched(struct lite_thread *thr, struct lite_loop_requ
 {
   bool monotonic = ((unsigned long)sched & LITE_SCHED_MONOTONIC) != 0;
   unsigned long kind = (unsigned long)sched & ~LITE_SCHED_MONOTONIC;
+  req->from_icv = false;
   req->ordered = ordered;
   req->site = site;
   req->chunk = chunk > 0 ? (uint64_t)chunk : 0;
@@ -149,6 +150,8 @@ void lite_ws_setup_mem(struct lite_ws *ws, void **mem)
 
 void lite_loop_finish(struct lite_thread *thr)
 {
+  if (lite_unlikely(thr->tiny_start_ns != 0))
+    lite_tiny_done(thr);
   struct lite_ws *ws = thr->ws;
   if (ws == NULL)
     return;

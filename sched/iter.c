@@ -33,16 +33,22 @@ void lite_iter_init_long(struct lite_ws *ws, long start, long end, long incr)
   ws->count = lite_iter_count_long(start, end, incr);
 }
 
+uint64_t lite_iter_count_ull(bool up, unsigned long long start, unsigned long long end,
+                             unsigned long long incr)
+{
+  if (up)
+    return start < end && incr != 0 ? trip_count(end - start, incr) : 0;
+  /* incr is negative, as two's complement */
+  return start > end && incr != 0 ? trip_count(start - end, -incr) : 0;
+}
+
 void lite_iter_init_ull(struct lite_ws *ws, bool up, unsigned long long start,
                         unsigned long long end, unsigned long long incr)
 {
   ws->start = start;
   ws->incr = incr;
   ws->end = end;
-  if (up)
-    ws->count = start < end && incr != 0 ? trip_count(end - start, incr) : 0;
-  else /* incr is negative, as two's complement */
-    ws->count = start > end && incr != 0 ? trip_count(start - end, -incr) : 0;
+  ws->count = lite_iter_count_ull(up, start, end, incr);
 }
 
 /* ------------------------------------------------------------------------------ schedules */
@@ -52,6 +58,7 @@ void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_reques
 {
   omp_sched_t run = thr->icv.run_sched;
   bool monotonic_env = (run & omp_sched_monotonic) != 0;
+  req->from_icv = true;
   switch (run & ~omp_sched_monotonic) {
   case omp_sched_static:
     req->kind = LITE_SCHED_STATIC;

@@ -3,4 +3,5 @@ libomp_lite_internal_la_SOURCES += \
 	sched/sched_internal.h \
 	sched/iter.c \
 	sched/steal.c \
-	sched/site.c
+	sched/site.c \
+	sched/tiny.c

@@ -22,6 +22,7 @@ struct lite_loop_request {
   bool ordered;
   uint64_t chunk;         /* 0: the schedule's default */
   void *site;             /* call site (return address), for the statistics */
+  bool from_icv;          /* schedule(runtime): kind and chunk come from run-sched-var */
 };
 
 /* schedule(runtime): the current task's run-sched-var. maybe_nonmonotonic: treat dynamic and
@@ -31,6 +32,8 @@ void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_reques
 
 /* The trip count of a long loop. */
 uint64_t lite_iter_count_long(long start, long end, long incr);
+uint64_t lite_iter_count_ull(bool up, unsigned long long start, unsigned long long end,
+                             unsigned long long incr);
 /* Normalise a loop into ws: count, start, incr, end. */
 void lite_iter_init_long(struct lite_ws *ws, long start, long end, long incr);
 void lite_iter_init_ull(struct lite_ws *ws, bool up, unsigned long long start,
@@ -70,5 +73,27 @@ bool lite_site_is_tiny(void *site, unsigned nthreads, uint64_t count);
 void lite_site_member_started(struct lite_thread *thr, struct lite_ws *ws);
 void lite_site_member_done(struct lite_thread *thr, struct lite_ws *ws);
 void lite_site_loop_done(struct lite_ws *ws);
+/* A run shorter than this (wall clock) with the team costs less than sharing it: the site's
+   later runs go whole to one member (see site.c). */
+#define LITE_TINY_LOOP_NS 2000
+/* A tiny loop that thread 0 ran alone inside a running team (tiny.c). run_ns: its measured
+   time, or 0 if this run was not measured. Returns false if the site is no longer tiny. */
+bool lite_site_tiny_run(void *key, unsigned nthreads, uint64_t count, uint64_t run_ns);
+
+/* Tiny loops inside a running team (tiny.c). A nonmonotonic loop at a call site the pool lists
+   as tiny runs on thread 0 alone, and the other members find it empty, all without touching the
+   ring: no cache line moves between the members. */
+/* Whether the calling member's loop is one of those (every member of the region agrees). */
+bool lite_tiny_in_team(struct lite_thread *thr, const struct lite_loop_request *req,
+                       uint64_t count);
+/* Begins it: thread 0 gets a private entry to set up with lite_iter_init_*, then
+   lite_tiny_setup; the others get NULL and have no iterations. */
+struct lite_ws *lite_tiny_begin(struct lite_thread *thr);
+void lite_tiny_setup(struct lite_thread *thr, struct lite_ws *ws);
+/* Thread 0 leaves a measured one (from lite_loop_finish). */
+void lite_tiny_done(struct lite_thread *thr);
+/* The first member set up a ring loop: if site.c made it tiny, the pool lists it at the join. */
+void lite_tiny_note(struct lite_thread *thr, const struct lite_ws *ws,
+                    const struct lite_loop_request *req);
 
 #endif

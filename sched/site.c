@@ -23,10 +23,10 @@
 #define HOLD_IMBALANCED 64
 #define LONG_LOOP_NS 50000
 #define MIN_IMBALANCE_NS 2000
-/* Tiny loops: a run shorter than this with the team costs less than sharing it (a fork and join
-   alone is ~0.6 µs here, a wake-up from the futex 20 µs), so it goes whole to one member; run
-   whole, it keeps going whole while it stays under twice that. */
-#define TINY_LOOP_NS 2000
+/* Tiny loops: a run shorter than LITE_TINY_LOOP_NS with the team costs less than sharing it (a
+   fork and join alone is ~0.6 µs here, a wake-up from the futex 20 µs), so it goes whole to one
+   member; run whole, it keeps going whole while it stays under twice that. */
+#define TINY_LOOP_NS LITE_TINY_LOOP_NS
 
 struct lite_site {
   void *key;
@@ -181,6 +181,23 @@ void lite_site_loop_done(struct lite_ws *ws)
     }
   }
   unlock_sites();
+}
+
+bool lite_site_tiny_run(void *key, unsigned nthreads, uint64_t count, uint64_t run_ns)
+{
+  struct lite_site *site = site_for(key);
+  bool tiny = run_ns < 2 * TINY_LOOP_NS;
+  lock_sites();
+  if (site->key == key && site->nthreads == nthreads && site->count == count) {
+    site->runs++;
+    site->whole_runs++;
+    if (run_ns != 0) {
+      site->whole = tiny;
+      site->hold = SAMPLE_EVERY;
+    }
+  }
+  unlock_sites();
+  return tiny;
 }
 
 /* OMPLITE_LOOP_STATS=1: one line per call site at exit, for tests and tuning. */

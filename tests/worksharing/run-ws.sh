@@ -218,6 +218,9 @@ t_steal() {
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=3 ws_steal imbalanced
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=3 ws_steal balanced
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=16 ws_steal balanced-inregion
+    sizes_ok ws_steal tiny
+    case_ok OMPLITE_TINY_LOOPS=0 OMP_NUM_THREADS=2 ws_steal tiny
+    case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=4 ws_steal tiny
 }
 
 # site_stat FIELD THREADS ITERATIONS: a field of the OMPLITE_LOOP_STATS line of the call site

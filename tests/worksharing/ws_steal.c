@@ -9,6 +9,12 @@
      random      per-iteration costs from a seeded PRNG (heavy tailed), under nonmonotonic
                  dynamic and guided, runtime (auto) and monotonic dynamic schedules, many runs
                  at each call site, every iteration exactly once each run
+     tiny        tiny loops (TINY_N iterations, variable bounds) in many regions, the way a
+                 runtime may run them on one thread without the team: mixed in each region with
+                 nowait, with a larger loop, a single and a schedule(runtime) loop of the same
+                 size; then the tiny loops' work grows until each run takes ~100 µs, and they
+                 must be shared by the team again (some iteration runs on a thread other than
+                 0) within TINY_GROWN_RUNS regions
    Every mode checks that each iteration runs exactly once per run. Under OMPLITE_LOOP_STATS=1,
    libomp-lite prints one line per loop call site at exit,
      libomp-lite: loop site ADDR threads N iterations COUNT runs R stealing-runs S steals K
@@ -29,6 +35,9 @@
 #define BAL2_N 1000
 #define RND_N 2003
 #define MAXN 4096
+#define TINY_N 64
+#define TINY_RUNS 400
+#define TINY_GROWN_RUNS 200
 
 static int hits[MAXN];
 static unsigned cost[MAXN];
@@ -94,6 +103,57 @@ static void random_monotonic(long n)
     }
 }
 
+static int tiny_hits[3][TINY_N];
+static int tiny_owner[TINY_N];
+static int single_runs;
+
+static void tiny_loop(int *h, long n, unsigned long work)
+{
+#pragma omp for schedule(dynamic) nowait
+    for (long i = 0; i < n; i++) {
+        ws_hit(h, i);
+        tiny_owner[i] = omp_get_thread_num();
+        ws_work(work);
+    }
+}
+
+static void tiny_guided(int *h, long n)
+{
+#pragma omp for schedule(nonmonotonic: guided, 2)
+    for (long i = 0; i < n; i++)
+        ws_hit(h, i);
+}
+
+static void tiny_runtime(int *h, long n)
+{
+#pragma omp for schedule(runtime) nowait
+    for (long i = 0; i < n; i++)
+        ws_hit(h, i);
+}
+
+/* One region of the tiny mode; returns whether a thread other than 0 ran an iteration of the
+   first loop. */
+static bool tiny_region(long n, unsigned long work)
+{
+    memset(tiny_hits, 0, sizeof tiny_hits);
+    memset(tiny_owner, 0, sizeof tiny_owner);
+#pragma omp parallel
+    {
+        tiny_loop(tiny_hits[0], n, work);
+        balanced_loop(BAL2_N);
+        tiny_guided(tiny_hits[1], n);
+#pragma omp single nowait
+        single_runs++;
+        tiny_runtime(tiny_hits[2], n);
+    }
+    for (int k = 0; k < 3; k++)
+        ws_expect_hits(tiny_hits[k], n, 1, "a tiny loop");
+    for (long i = 0; i < n; i++)
+        if (tiny_owner[i] != 0)
+            return true;
+    return false;
+}
+
 /* Heavy-tailed costs: mostly cheap, some 100x, a few 1000x, clustered in runs. */
 static void make_costs(long n, uint64_t seed)
 {
@@ -154,8 +214,28 @@ int main(int argc, char **argv)
                 ws_expect_hits(hits, n, 14, what);
             }
         }
+    } else if (strcmp(mode, "tiny") == 0) {
+        long n = TINY_N; /* a variable: gcc calls GOMP_loop_*_start, not GOMP_parallel_loop_* */
+        for (int r = 0; r < TINY_RUNS; r++)
+            tiny_region(n, 0);
+        ws_expect_hits(hits, BAL2_N, TINY_RUNS, "the larger loop between tiny ones");
+        if (single_runs != TINY_RUNS) {
+            fprintf(stderr, "FAIL: the single ran %d times in %d regions\n", single_runs,
+                    TINY_RUNS);
+            exit(1);
+        }
+        bool shared = false;
+        int r;
+        for (r = 0; r < TINY_GROWN_RUNS && !shared; r++)
+            shared = tiny_region(n, 2000);
+        if (ws_threads() > 1 && !shared) {
+            fprintf(stderr, "FAIL: a loop of %ld iterations that takes ~100 us ran on thread 0 "
+                    "alone for %d regions\n", n, TINY_GROWN_RUNS);
+            exit(1);
+        }
+        ws_note("tiny: shared again after %d regions of grown work", r);
     } else {
-        fprintf(stderr, "usage: ws_steal imbalanced|balanced|balanced-inregion|random\n");
+        fprintf(stderr, "usage: ws_steal imbalanced|balanced|balanced-inregion|random|tiny\n");
         return 2;
     }
     ws_note("%s: PASS (%d threads)", mode, omp_get_max_threads());
