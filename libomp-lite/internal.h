@@ -367,6 +367,8 @@ struct lite_ws {
   bool ordered;                         /* chunks take turns in GOMP_ordered_start */
   bool guided;                          /* OWN: take shrinking chunks */
   bool steal;                           /* OWN: steal when the own block runs out */
+  bool add_ok;                          /* DYNAMIC: the counter cannot overflow, so a plain
+                                           fetch-and-add hands out chunks */
   unsigned nthreads;
   uint64_t count, chunk, start, incr, end;
   void *mem;                            /* GOMP_loop_start's shared scratch memory */
