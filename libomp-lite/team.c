@@ -130,6 +130,7 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
   thr->ws = pool->first_ws;
   thr->ws_count = pool->ws_base + (pool->first_ws != NULL);
   thr->chunk_lo = thr->chunk_hi = 0;
+  thr->tiny_start_ns = 0;
 }
 
 static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
@@ -452,6 +453,7 @@ void lite_team_join(struct lite_thread *thr)
   pool->epoch = epoch;
   pool->ws_base = ws_count;
   lite_tiny_join(pool);
+  thr->tiny_start_ns = 0; /* a cancelled region may have skipped the end of a timed tiny loop */
   /* A cancelled region: members that jumped to its end skipped worksharing constructs others
      entered, so those entries still count them as inside. Everyone has left now. */
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed)))
