@@ -14,7 +14,7 @@
                  nowait, with a larger loop, a single and a schedule(runtime) loop of the same
                  size; then the tiny loops' work grows until each run takes ~100 µs, and they
                  must be shared by the team again (some iteration runs on a thread other than
-                 0) within TINY_GROWN_RUNS regions
+                 0) within TINY_GROWN_RUNS regions; then tiny loops in nested teams
    Every mode checks that each iteration runs exactly once per run. Under OMPLITE_LOOP_STATS=1,
    libomp-lite prints one line per loop call site at exit,
      libomp-lite: loop site ADDR threads N iterations COUNT runs R stealing-runs S steals K
@@ -154,6 +154,34 @@ static bool tiny_region(long n, unsigned long work)
     return false;
 }
 
+/* Tiny loops in nested teams: each outer member leads an inner team (its own pool), whose
+   regions run tiny loops at one call site; every iteration once per inner region. */
+static int nested_hits[2][TINY_N];
+
+static bool nested_tiny_regions(long n, int runs)
+{
+    int bad = 0;
+    omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(2) reduction(+ : bad)
+    {
+        int o = omp_get_thread_num();
+        for (int r = 0; r < runs; r++) {
+            memset(nested_hits[o], 0, sizeof nested_hits[o]);
+#pragma omp parallel num_threads(2)
+            {
+#pragma omp for schedule(dynamic) nowait
+                for (long i = 0; i < n; i++)
+#pragma omp atomic
+                    nested_hits[o][i]++;
+            }
+            for (long i = 0; i < n; i++)
+                bad += nested_hits[o][i] != 1;
+        }
+    }
+    omp_set_max_active_levels(1);
+    return bad == 0;
+}
+
 /* Heavy-tailed costs: mostly cheap, some 100x, a few 1000x, clustered in runs. */
 static void make_costs(long n, uint64_t seed)
 {
@@ -234,6 +262,10 @@ int main(int argc, char **argv)
             exit(1);
         }
         ws_note("tiny: shared again after %d regions of grown work", r);
+        if (!nested_tiny_regions(n, TINY_RUNS)) {
+            fprintf(stderr, "FAIL: a tiny loop in nested teams missed or repeated iterations\n");
+            exit(1);
+        }
     } else {
         fprintf(stderr, "usage: ws_steal imbalanced|balanced|balanced-inregion|random|tiny\n");
         return 2;
