@@ -19,6 +19,10 @@
    GOMP_loop_maybe_nonmonotonic_runtime_* with GOMP_loop_end; schedule(static[, 1]) split inline
    by gcc, ending in GOMP_barrier (no worksharing call at all: the cancel must still reach the
    other threads' cancellation points); GOMP_sections_start/_next/_end_nowait.
+   A barrier in a function called from the region (orphaned) is the plain GOMP_barrier: gcc
+   cannot see the cancel. It is still a cancellation point, so members waiting in it must be let
+   out when thread 0 cancels and goes to the end of the region (stock libgomp 12 waits forever
+   there: the case fails on the stock route).
 
    usage: ws_cancel */
 #include "ws_test.h"
@@ -258,6 +262,13 @@ static void cancel_sections(void)
     }
 }
 
+/* gcc cannot tell that an orphaned barrier may be in a region with a cancel: it calls the
+   plain GOMP_barrier. */
+static __attribute__((noinline)) void orphaned_barrier(void)
+{
+#pragma omp barrier
+}
+
 static void cancel_parallel(void)
 {
     for (int rep = 0; rep < 5; rep++) {
@@ -301,6 +312,25 @@ static void cancel_parallel(void)
             LITE_EXPECT(hits[i] <= 1, "cancelled region: iteration %d ran %d times", i, hits[i]);
             hits[i] = 0;
         }
+
+        /* Members wait in a plain (orphaned) barrier that thread 0 never reaches: it cancels
+           the region and goes to its end, which must let them out; the cancellation point
+           after the barrier then ends their region too. */
+        int passed_orphaned = 0;
+#pragma omp parallel
+        {
+            if (omp_get_thread_num() == 0) {
+                ws_sleep_us(1000);
+#pragma omp cancel parallel
+            }
+            orphaned_barrier();
+#pragma omp cancellation point parallel
+#pragma omp atomic update
+            passed_orphaned++;
+        }
+        LITE_EXPECT(passed_orphaned == (active ? 0 : size), "cancel parallel: %d of %d threads "
+                    "went on after an orphaned barrier, expected %d", passed_orphaned, size,
+                    active ? 0 : size);
 
         /* Members poll a cancellation point until thread 0 cancels. */
 #pragma omp parallel
