@@ -192,6 +192,18 @@ static void tiny_var(long reps)
   }
 }
 
+/* The same loop with schedule(static): gcc splits it inline, no loop call reaches the runtime,
+   but the region passes the bound and the array to its members as tiny-var does. */
+static void tiny_static(long reps)
+{
+  long n = *(volatile long *)&tiny_len;
+  for (long j = 0; j < reps; j++) {
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++)
+      tiny[i]++;
+  }
+}
+
 /* The reference: gcc drops an empty region, so the body is one empty asm statement. */
 static void tiny_parallel(long reps)
 {
@@ -349,6 +361,8 @@ static int test_tiny(const struct row *r, long reps)
     tiny_const(reps);
   else if (!strcmp(r->name, "tiny-var"))
     tiny_var(reps);
+  else if (!strcmp(r->name, "tiny-static"))
+    tiny_static(reps);
   else {
     tiny_parallel(reps);
     return 0;
@@ -415,6 +429,7 @@ static const struct row rows[] = {
     ITER_ROW("ordered", loop_ordered, 1),
     {"tiny-const", PER_CONSTRUCT, NULL, 0, test_tiny, verify_tiny},
     {"tiny-var", PER_CONSTRUCT, NULL, 0, test_tiny, verify_tiny},
+    {"tiny-static", PER_CONSTRUCT, NULL, 0, test_tiny, verify_tiny},
     {"tiny-parallel", PER_CONSTRUCT, NULL, 0, test_tiny, verify_tiny},
     {"imbal-dynamic", PER_LOOP, NULL, 0, test_imbal, verify_imbal},
     {"imbal-runtime", PER_LOOP, NULL, 0, test_imbal, verify_imbal},
