@@ -285,15 +285,39 @@ static bool discarded(struct lite_thread *thr, const struct lite_task *t)
   return (thr->team != NULL && atomic_load(&thr->team->cancelled)) || in_cancelled_group(t->group);
 }
 
-/* Memory of a task: freed once it is done and none of its children still points to it. */
-static void maybe_free(struct lite_task *t)
+/* Memory to free once the task lock is released. A task usually goes back to the arena of the
+   thread that made it, and free() then takes that arena's lock, which the making thread holds
+   while it allocates the next task: freeing under the task lock made the two wait for each
+   other, and both locks ended in futex calls (task-create at 2 threads, perf: a quarter of the
+   time in futex wakes). */
+struct garbage {
+  void *p[3];
+  unsigned n;
+};
+
+static void discard(struct garbage *g, void *p)
 {
-  if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE && t->children == 0)
-    free(t);
+  if (p != NULL)
+    g->p[g->n++] = p;
 }
 
-/* Under the lock: t is complete (its body ran, its event, if any, was fulfilled). */
-static void complete(struct lite_tasks *q, struct lite_task *t)
+static void empty_garbage(struct garbage *g)
+{
+  for (unsigned i = 0; i < g->n; i++)
+    free(g->p[i]);
+  g->n = 0;
+}
+
+/* Memory of a task: freed once it is done and none of its children still points to it. */
+static void maybe_free(struct lite_task *t, struct garbage *g)
+{
+  if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE && t->children == 0)
+    discard(g, t);
+}
+
+/* Under the lock: t is complete (its body ran, its event, if any, was fulfilled). What is to be
+   freed goes to g (at most three blocks). */
+static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *g)
 {
   t->state = LITE_TASK_DONE;
   struct lite_task *p = t->parent;
@@ -304,7 +328,7 @@ static void complete(struct lite_tasks *q, struct lite_task *t)
     if (--s->npred == 0 && s->state == LITE_TASK_WAITING && !s->creator_owns)
       push_ready(q, s);
   }
-  free(t->succ);
+  discard(g, t->succ);
   t->succ = NULL;
   t->nsucc = t->succ_cap = 0;
   if (t->group != NULL)
@@ -312,12 +336,13 @@ static void complete(struct lite_tasks *q, struct lite_task *t)
   p->children--;
   atomic_fetch_sub(&q->incomplete, 1);
   changed(q);
-  maybe_free(t);
-  maybe_free(p);
+  maybe_free(t, g);
+  maybe_free(p, g);
 }
 
 static void finish_body(struct lite_tasks *q, struct lite_task *t)
 {
+  struct garbage g = {{NULL}, 0};
   q_lock(q);
   /* No sibling of its children can come now: their dependence table goes. */
   free_dep_table(t->deps);
@@ -325,8 +350,9 @@ static void finish_body(struct lite_tasks *q, struct lite_task *t)
   if (t->detach && !t->fulfilled)
     t->state = LITE_TASK_DETACHED;
   else
-    complete(q, t);
+    complete(q, t, &g);
   q_unlock(q);
+  empty_garbage(&g);
   wake(q);
 }
 
@@ -520,10 +546,12 @@ static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct
   run_task(thr, t);
   if (t->detach)
     wait_until(thr, q, &detach_rule, t);
+  struct garbage g = {{NULL}, 0};
   q_lock(q);
   t->creator_owns = false;
-  maybe_free(t);
+  maybe_free(t, &g);
   q_unlock(q);
+  empty_garbage(&g);
 }
 
 static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
@@ -665,13 +693,15 @@ void omp_fulfill_event(omp_event_handle_t event)
 {
   struct lite_task *t = (struct lite_task *)(uintptr_t)event;
   struct lite_tasks *q = t->queue;
+  struct garbage g = {{NULL}, 0};
   q_lock(q);
   if (t->fulfilled)
     lite_fatal("omp_fulfill_event: the event was fulfilled already");
   t->fulfilled = true;
   if (t->state == LITE_TASK_DETACHED)
-    complete(q, t);
+    complete(q, t, &g);
   q_unlock(q);
+  empty_garbage(&g);
   wake(q);
 }
 
