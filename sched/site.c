@@ -7,13 +7,14 @@
    member's busy time (its first chunk to its end), so that a member slow to wake up does not make
    a balanced loop look uneven.
    - A run whose busiest member worked longer than LONG_LOOP_NS steals from then on: stealing
-     costs an uncontended lock per chunk, noise next to the work.
+     costs an uncontended lock per request, noise next to the work.
    - A short run measured without stealing keeps not stealing unless the members' busy times
      differ by more than a quarter; measured with stealing, the next run is a probe without it.
      A site found imbalanced keeps stealing for HOLD_IMBALANCED runs before it is probed again.
-   - A run so short that sharing it cannot pay (TINY_LOOP_NS, wall clock) makes the site's later
-     runs go whole to the first member that asks; a combined parallel loop at such a site then
-     runs on the calling thread without waking the team. */
+   - A run so short that sharing it cannot pay (LITE_TINY_LOOP_NS, wall clock) makes the site's
+     later runs go whole to the first member that asks; a combined parallel loop at such a site
+     then runs on the calling thread without waking the team, and one inside a running team on
+     its thread 0 (tiny.c). */
 #include "sched_internal.h"
 
 #include <stdio.h>
@@ -23,10 +24,6 @@
 #define HOLD_IMBALANCED 64
 #define LONG_LOOP_NS 50000
 #define MIN_IMBALANCE_NS 2000
-/* Tiny loops: a run shorter than LITE_TINY_LOOP_NS with the team costs less than sharing it (a
-   fork and join alone is ~0.6 µs here, a wake-up from the futex 20 µs), so it goes whole to one
-   member; run whole, it keeps going whole while it stays under twice that. */
-#define TINY_LOOP_NS LITE_TINY_LOOP_NS
 
 struct lite_site {
   void *key;
@@ -163,9 +160,9 @@ void lite_site_loop_done(struct lite_ws *ws)
     uint64_t idlest = atomic_load_explicit(&ws->min_busy_ns, memory_order_relaxed);
     uint64_t spread = busiest > idlest ? busiest - idlest : 0;
     if (ws->handout == LITE_HANDOUT_WHOLE) {
-      site->whole = run < 2 * TINY_LOOP_NS;
+      site->whole = run < 2 * LITE_TINY_LOOP_NS;
       site->hold = SAMPLE_EVERY;
-    } else if (run < TINY_LOOP_NS && !ws->steal) {
+    } else if (run < LITE_TINY_LOOP_NS && !ws->steal) {
       site->whole = true;
       site->hold = SAMPLE_EVERY;
     } else if (busiest > LONG_LOOP_NS) {
@@ -186,7 +183,7 @@ void lite_site_loop_done(struct lite_ws *ws)
 bool lite_site_tiny_run(void *key, unsigned nthreads, uint64_t count, uint64_t run_ns)
 {
   struct lite_site *site = site_for(key);
-  bool tiny = run_ns < 2 * TINY_LOOP_NS;
+  bool tiny = run_ns < 2 * LITE_TINY_LOOP_NS;
   lock_sites();
   if (site->key == key && site->nthreads == nthreads && site->count == count) {
     site->runs++;
