@@ -5,9 +5,11 @@
 
    1. Schedule overhead, ns per iteration, in the manner of EPCC schedbench (Bull, EWOMP 1999):
       inside one parallel region, `reps` x `#pragma omp for schedule(S, C)` over N iterations, each
-      a short delay (about 50 ns); the reference is the same N * reps delays run serially, divided
-      by P = min(threads, CPUs this process may use): the time a perfect split would take. The row
-      reports (test - reference) / (N * reps): the wall-clock time each loop iteration adds. With P
+      a short delay (about 50 ns); the reference is the same N * reps delays split evenly among
+      P = min(threads, CPUs this process may use) threads of one region, with no worksharing
+      construct: the time a perfect split would take, measured just before each test sample. The
+      row reports (test - reference) / (N * reps): the wall-clock time each loop iteration adds,
+      with the sample's own reference (values within about +-5 ns/it of 0 are noise here). With P
       threads taking chunks at once, one chunk hand-out costs a thread about P * chunk times that.
       N = 256 iterations per thread: one loop takes about 13 us, a short loop (libomp-lite's
       call-site statistics treat loops over 50 us as long and steal in them; the imbalanced rows
@@ -293,7 +295,7 @@ static int triad_check(const char *name)
 /* ============================================================================ the row table */
 
 enum kind {
-  PER_ITER,      /* ns per iteration, minus the ideal split of the serial delays */
+  PER_ITER,      /* ns per iteration, minus the ideal split of its delays */
   PER_CONSTRUCT, /* us per construct */
   PER_LOOP,      /* us per loop */
 };
@@ -446,14 +448,27 @@ static const char *unit_of(enum kind k)
 
 /* ============================================================================ measuring */
 
-/* The serial reference of a PER_ITER row: the delays of reps constructs, divided among P CPUs. */
-static long ref_delay_count;
+/* The reference of a PER_ITER row: the ideal split of its delays, run. The delays of reps
+   constructs are divided evenly among P threads of one parallel region, with no worksharing
+   construct: what the loops would take if scheduling and barriers cost nothing. Measured in
+   parallel, not serially divided by P, so that a CPU that runs slower than the other (a busy
+   host, a lower clock) slows the reference as it slows the test: on this 2-CPU machine the
+   serial reference left 0-25 ns/it of such noise in every row, more than a chunk hand-out costs.
+   The ordered row is serial by construction: its reference is the delays on one thread. */
+static long ref_delay_count; /* delays of all threads together */
+static int ref_threads;      /* P */
 
 static int ref_delays(const struct row *r, long reps)
 {
   (void)r, (void)reps;
-  for (long k = 0; k < ref_delay_count; k++)
-    delay(delay_iters);
+  long count = ref_delay_count;
+#pragma omp parallel num_threads(ref_threads) if (ref_threads > 1)
+  {
+    int p = omp_get_num_threads(), t = omp_get_thread_num();
+    long mine = count / p + (t < count % p);
+    for (long k = 0; k < mine; k++)
+      delay(delay_iters);
+  }
   return 0;
 }
 
@@ -508,20 +523,21 @@ static int run_row(const struct row *r, int samples, double target_s)
 
   if (r->kind == PER_ITER) {
     /* the ideal split: reps * iters delays over P CPUs, rounded to whole delays */
-    int p = row_parallelism(r);
     long iters = reps * row_iters(r);
-    ref_delay_count = (iters + p / 2) / p;
+    ref_threads = row_parallelism(r);
+    ref_delay_count = iters;
+    /* each sample pairs a test with the reference run just before it: the machine's speed
+       drifts between seconds far more than between neighbouring milliseconds */
     for (int s = 0; s < samples; s++) {
       ref_t[s] = timed(ref_delays, r, reps, &err);
       test_t[s] = timed(r->test, r, reps, &err);
       if (err)
         return 1;
     }
-    double ref = bench_median(ref_t, samples);
     printf("# construct %s unit ns/it reps %ld iterations %ld P %d reference_us %.3f\n", r->name,
-           reps, row_iters(r), p, ref * 1e6);
+           reps, row_iters(r), ref_threads, bench_median(ref_t, samples) * 1e6);
     for (int s = 0; s < samples; s++)
-      printf("construct %s sample %.4f\n", r->name, (test_t[s] - ref) / (double)iters * 1e9);
+      printf("construct %s sample %.4f\n", r->name, (test_t[s] - ref_t[s]) / (double)iters * 1e9);
   } else {
     for (int s = 0; s < samples; s++) {
       test_t[s] = timed(r->test, r, reps, &err);
