@@ -145,7 +145,8 @@ int main(void)
             {
                 LITE_EXPECT(omp_get_num_threads() == inner, "default inner team %d, expected %d "
                             "(max-active-levels %d)", omp_get_num_threads(), inner, mal0);
-                LITE_EXPECT(omp_get_level() == 2 && omp_get_active_level() == (inner > 1 ? 2 : 1),
+                LITE_EXPECT(omp_get_level() == 2 &&
+                                omp_get_active_level() == (outer > 1) + (inner > 1),
                             "default nesting: level %d, active level %d", omp_get_level(),
                             omp_get_active_level());
                 if (nlist > 1)  /* beyond the list, the last value repeats */

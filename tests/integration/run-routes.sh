@@ -189,6 +189,7 @@ t_nested() {
     case_ok OMP_MAX_ACTIVE_LEVELS=2 nested
     case_ok OMP_NESTED=true OMP_MAX_ACTIVE_LEVELS=1 nested
     case_ok OMP_NUM_THREADS=3,2 nested
+    case_ok OMP_NUM_THREADS=1 nested
     case_ok OMP_DYNAMIC=true nested
 }
 
