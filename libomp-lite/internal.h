@@ -363,6 +363,9 @@ struct lite_ws {
   _Atomic uint32_t left;                /* members that have not finished it yet */
   _Atomic uint32_t ready_sleepers;      /* members parked until the entry is ready */
   _Atomic uint32_t left_sleepers;       /* members parked until the entry is free */
+  _Atomic uint32_t freed;               /* bumped when left reaches 0 while someone is parked:
+                                           the futex they park on (left itself could go
+                                           1 -> 0 -> n -> 1 under a sleeper about to park) */
   enum lite_handout handout;
   bool ordered;                         /* chunks take turns in GOMP_ordered_start */
   bool guided;                          /* OWN: take shrinking chunks */

@@ -54,9 +54,16 @@ static bool claim(struct lite_ws *ws, uint32_t k)
       continue;
     }
     if (!lite_waiter_poll(&w)) {
+      /* Park on freed, not on left: between our look at left and the futex call, the last
+         member may leave (left 0), another claim the entry for k (left = nthreads) and all
+         but us leave k (left back to what we saw), and nobody would wake us. */
       lite_park_begin(&ws->left_sleepers);
-      while ((left = atomic_load(&ws->left)) != 0 && atomic_load(&ws->ticket) != k)
-        lite_futex_wait(&ws->left, left);
+      for (;;) {
+        uint32_t freed = atomic_load(&ws->freed);
+        if (atomic_load(&ws->left) == 0 || atomic_load(&ws->ticket) == k)
+          break;
+        lite_futex_wait(&ws->freed, freed);
+      }
       lite_park_end(&ws->left_sleepers);
       lite_waiter_init(&w);
     }
@@ -96,8 +103,12 @@ void lite_ws_end(struct lite_thread *thr)
   thr->ws = NULL;
   if (ws == NULL)
     return;
-  if (atomic_fetch_sub(&ws->left, 1) == 1 && atomic_load(&ws->left_sleepers) != 0)
-    lite_futex_wake(&ws->left, INT32_MAX);
+  /* Sequentially consistent with claim()'s count of sleepers then look at left: either the
+     sleeper sees left at 0, or we see it counted and bump freed after its look. */
+  if (atomic_fetch_sub(&ws->left, 1) == 1 && atomic_load(&ws->left_sleepers) != 0) {
+    atomic_fetch_add(&ws->freed, 1);
+    lite_futex_wake(&ws->freed, INT32_MAX);
+  }
 }
 
 /* ------------------------------------------------------------------- shared by the loops */

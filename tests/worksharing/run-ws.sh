@@ -149,6 +149,13 @@ lite_route() { [ "$route" != stock ]; }
 
 t_schedules() {
     sizes_ok ws_schedules
+    # Waiters park at once: the race of a parked member with an entry's reuse (ring_race).
+    case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=3 ws_schedules
+    if [ "$route" = preload ]; then
+        case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 ws_schedules
+        case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=4 ws_schedules
+        case_ok OMP_WAIT_POLICY=active OMPLITE_SPIN_US=0 OMP_NUM_THREADS=3 ws_schedules
+    fi
     case_ok OMP_MAX_ACTIVE_LEVELS=2 OMP_NUM_THREADS=3 ws_schedules
     case_ok OMP_MAX_ACTIVE_LEVELS=2 OMP_NUM_THREADS=16 ws_schedules
 }

@@ -178,6 +178,23 @@ static void same_site_chain(const struct sched *s, long n, int *hits)
     ws_expect_hits(hits, n, CHAIN, what);
 }
 
+/* B'': a long run of tiny nowait loops (RACE_LOOPS in one region, the ring cycled thousands of
+   times), where a member that must wait for an entry to be freed parks at once under
+   OMP_WAIT_POLICY=passive (run-ws.sh runs it so). A parked member once slept forever when,
+   before its futex call, the entry's last member left, another claimed it and all but the
+   sleeper left again (the departure count back where the sleeper had seen it): 15 runs in 20
+   hung at 3 threads on 2 CPUs. */
+#define RACE_LOOPS 20000
+static void ring_race(const struct sched *s, long n, int *hits)
+{
+#pragma omp parallel
+    for (int k = 0; k < RACE_LOOPS; k++)
+        s->fn_nowait(n, hits, NULL);
+    snprintf(what, sizeof what, "%s, %ld iterations, %d nowait loops in a row", s->name, n,
+             RACE_LOOPS);
+    ws_expect_hits(hits, n, RACE_LOOPS, what);
+}
+
 /* C: orphaned loops called outside any parallel region: the initial thread runs them all. */
 static void outside(const struct sched *s, long n, int *hits, struct ws_mono *m)
 {
@@ -251,6 +268,12 @@ int main(void)
         same_site_chain(&scheds[si], 777, hits);
     }
     ws_note("nowait chains of %d loops: ok", CHAIN);
+
+    for (int si = 0; si < NSCHED; si++)
+        if (strcmp(scheds[si].name, "dynamic,3") == 0 ||
+            strcmp(scheds[si].name, "monotonic:dynamic") == 0)
+            ring_race(&scheds[si], 1, hits);
+    ws_note("%d tiny nowait loops in a row: ok", RACE_LOOPS);
 
     for (int si = 0; si < NSCHED; si++)
         for (int ti = 0; ti < NTRIPS; ti++)
