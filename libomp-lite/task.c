@@ -340,9 +340,22 @@ static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *
   maybe_free(p, g);
 }
 
-static void finish_body(struct lite_tasks *q, struct lite_task *t)
+/* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile. */
+struct wait_rule {
+  bool (*done)(struct lite_tasks *q, void *arg);
+  struct lite_task *(*pick)(struct lite_tasks *q, void *arg);
+};
+
+/* Completes t's body; then, if rule is given and its wait is not over, takes the next task the
+   rule lets this thread run, under the same lock. Without that, the tasks that t's completion
+   made ready (its dependent siblings) went to whichever waiting thread looked first, usually
+   another one: a chain of dependent tasks moved between threads at every link (72% of its tasks
+   away from the creator at 4 threads on 2 CPUs, 1.38 us a link against libgomp's 0.95). */
+static struct lite_task *finish_body(struct lite_tasks *q, struct lite_task *t,
+                                     const struct wait_rule *rule, void *arg)
 {
   struct garbage g = {{NULL}, 0};
+  struct lite_task *next = NULL;
   q_lock(q);
   /* No sibling of its children can come now: their dependence table goes. */
   free_dep_table(t->deps);
@@ -351,12 +364,17 @@ static void finish_body(struct lite_tasks *q, struct lite_task *t)
     t->state = LITE_TASK_DETACHED;
   else
     complete(q, t, &g);
+  if (rule != NULL && !rule->done(q, arg) && (next = rule->pick(q, arg)) != NULL)
+    take_ready(q, next);
   q_unlock(q);
   empty_garbage(&g);
   wake(q);
+  return next;
 }
 
-static void run_task(struct lite_thread *thr, struct lite_task *t)
+/* Runs t; returns the task to run next, as finish_body takes it. */
+static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task *t,
+                                       const struct wait_rule *rule, void *arg)
 {
   struct lite_task *saved_task = thr->task;
   struct lite_icv saved_icv = thr->icv;
@@ -366,16 +384,15 @@ static void run_task(struct lite_thread *thr, struct lite_task *t)
     t->fn(t->data);
   thr->task = saved_task;
   thr->icv = saved_icv;
-  finish_body(t->queue, t);
+  return finish_body(t->queue, t, rule, arg);
+}
+
+static void run_task(struct lite_thread *thr, struct lite_task *t)
+{
+  run_task_then(thr, t, NULL, NULL);
 }
 
 /* -------------------------------------------------------------------------------- waiting */
-
-/* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile. */
-struct wait_rule {
-  bool (*done)(struct lite_tasks *q, void *arg);
-  struct lite_task *(*pick)(struct lite_tasks *q, void *arg);
-};
 
 /* Runs what rule lets it run until rule says done; between tasks, waits for the queue to change
    (spin, yield or sleep, as every wait in libomp-lite: wait.c). */
@@ -396,7 +413,8 @@ static void wait_until(struct lite_thread *thr, struct lite_tasks *q, const stru
       take_ready(q, t);
     q_unlock(q);
     if (t != NULL) {
-      run_task(thr, t);
+      while (t != NULL)
+        t = run_task_then(thr, t, rule, arg);
       lite_waiter_init(&w);
       continue;
     }
