@@ -522,7 +522,7 @@ static int run_row(const struct row *r, int samples, double target_s)
   }
 
   if (r->kind == PER_ITER) {
-    /* the ideal split: reps * iters delays over P CPUs, rounded to whole delays */
+    /* the ideal split: reps * iters delays, spread over P threads by ref_delays */
     long iters = reps * row_iters(r);
     ref_threads = row_parallelism(r);
     ref_delay_count = iters;

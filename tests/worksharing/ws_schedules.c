@@ -182,8 +182,8 @@ static void same_site_chain(const struct sched *s, long n, int *hits)
    times), where a member that must wait for an entry to be freed parks at once under
    OMP_WAIT_POLICY=passive (run-ws.sh runs it so). A parked member once slept forever when,
    before its futex call, the entry's last member left, another claimed it and all but the
-   sleeper left again (the departure count back where the sleeper had seen it): 15 runs in 20
-   hung at 3 threads on 2 CPUs. */
+   sleeper left again (the departure count back where the sleeper had seen it): 10 runs in 10
+   of this program hung at 3 threads on 2 CPUs. */
 #define RACE_LOOPS 20000
 static void ring_race(const struct sched *s, long n, int *hits)
 {
