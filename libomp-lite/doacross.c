@@ -36,12 +36,17 @@ static void setup_doacross(struct lite_ws *ws, unsigned ncounts, const void *cou
   uint64_t outer = ncounts > 0 ? count_at(counts, is_ull, 0) : 0;
   ws->outer_count = outer;
   /* Positions within one outer iteration are flattened into one word; a product past 2^64 would
-     mean more inner iterations than any program can run, but must not wrap silently. */
+     mean more inner iterations than any program can run, but must not wrap silently. A loop with
+     no iterations in some dimension runs no depend clause at all, and gcc may leave the counts
+     after that dimension unset (gfortran does: libgomp.fortran/doacross3.f90 failed here now and
+     then, on a count that was stack garbage): they are not read. */
   uint64_t span = 1;
-  for (unsigned d = 1; d < ncounts; d++) {
+  for (unsigned d = 1; d < ncounts && outer != 0; d++) {
     uint64_t c = count_at(counts, is_ull, d);
     ws->inner_counts[d - 1] = c;
-    if (c != 0 && span > UINT64_MAX / c)
+    if (c == 0)
+      break;
+    if (span > UINT64_MAX / c)
       lite_fatal("doacross loop whose inner ordered loops have more than 2^64 iterations");
     span *= c;
   }

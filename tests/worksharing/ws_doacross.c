@@ -505,9 +505,44 @@ static void run_many_dims(void)
             }
 }
 
+/* A loop nest with no iterations in some ordered dimension: gfortran then leaves the trip counts
+   after that dimension unset (libgomp.fortran/doacross3.f90, a collapse(2) ordered(4) nest whose
+   innermost loop is empty, passed stack garbage there, and libomp-lite stopped now and then on a
+   count "past 2^64"). The entry point is called as gfortran calls it, with huge values where its
+   garbage was, so that the case is the same at every run: no depend clause can run in such a
+   loop, and the runtime must not read those counts. The outer iterations are still handed out. */
+bool GOMP_loop_doacross_static_start(unsigned ncounts, long *counts, long chunk, long *istart,
+                                     long *iend);
+bool GOMP_loop_static_next(long *istart, long *iend);
+void GOMP_loop_end(void);
+
+static void unset_counts(long outer)
+{
+    long counts[4] = { outer, 0, LONG_MAX, LONG_MAX };
+    long handed = 0;
+    if (outer == 0)
+        counts[1] = counts[2] = LONG_MAX; /* nothing after an empty outer dimension is set */
+#pragma omp parallel
+    {
+        long s, e, mine = 0;
+        if (GOMP_loop_doacross_static_start(4, counts, 0, &s, &e))
+            do
+                mine += e - s;
+            while (GOMP_loop_static_next(&s, &e));
+        GOMP_loop_end();
+#pragma omp atomic
+        handed += mine;
+    }
+    LITE_EXPECT(handed == outer, "doacross nest of %ld outer iterations with an empty dimension "
+                "and unset counts after it: %ld outer iterations handed out", outer, handed);
+}
+
 int main(void)
 {
     LITE_CHECK("ws_doacross");
+    unset_counts(0);
+    unset_counts(5);
+    ws_note("doacross nests with an empty dimension: ok");
     for (int t = 0; t < NTABLE; t++)
         run_all(&table[t], true);
     ws_note("doacross loops in a region: ok");
