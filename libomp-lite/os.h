@@ -48,10 +48,6 @@ int lite_os_cpu(void);
    mask as it was. Returns false if there is no other CPU. */
 bool lite_os_move_off_cpu(int tid, int cpu);
 
-/* Tasks runnable on the whole system now, the caller included (the kernel's nr_running, from
-   /proc/loadavg: one read of a small file, some µs), or -1 if unknown. */
-int lite_os_runnable_tasks(void);
-
 /* The kernel's id of the calling thread. */
 int lite_os_gettid(void);
 

@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -42,31 +41,6 @@ bool lite_os_move_off_cpu(int tid, int cpu)
   /* The kernel has moved the thread; the full mask again lets it go anywhere later. */
   sched_setaffinity(tid, sizeof mask, &mask);
   return true;
-}
-
-int lite_os_runnable_tasks(void)
-{
-  /* "0.62 1.83 3.85 2/79 24222": the fourth field is runnable/total. Plain read(2), no stdio:
-     a waiting thread calls this, and stdio would allocate. */
-  char buf[128];
-  int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ssize_t len = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (len <= 0)
-    return -1;
-  buf[len] = '\0';
-  const char *p = buf;
-  for (int field = 0; field < 3; field++) {
-    p = strchr(p, ' ');
-    if (p == NULL)
-      return -1;
-    p++;
-  }
-  char *end;
-  long runnable = strtol(p, &end, 10);
-  return end != p && *end == '/' ? (int)runnable : -1;
 }
 
 unsigned lite_os_affinity_cpus(void)

@@ -39,28 +39,6 @@ static uint64_t spin_budget(uint64_t now)
   return lite_env.spin_ns;
 }
 
-/* Whether other processes compete for the CPUs now, which a yielding waiter cannot see: each
-   yield then hands the CPU to one of them for a whole time slice. The kernel's count of runnable
-   tasks is read at most once per FOREIGN_CHECK_NS by any waiter; more of them than our awake
-   threads means foreign load, and every waiter parks at once for CONTENDED_NS (4 threads and 4
-   busy processes on 2 CPUs, ws_combined: 51-57 s yielding, libgomp 6 s parking). */
-#define FOREIGN_CHECK_NS 10000000
-static _Atomic uint64_t foreign_checked_ns;
-
-static bool foreign_load(uint64_t now)
-{
-  uint64_t last = atomic_load_explicit(&foreign_checked_ns, memory_order_relaxed);
-  if (now - last >= FOREIGN_CHECK_NS &&
-      atomic_compare_exchange_strong(&foreign_checked_ns, &last, now)) {
-    int awake = atomic_load_explicit(&lite_threads_live, memory_order_relaxed) -
-                atomic_load_explicit(&lite_threads_parked, memory_order_relaxed);
-    int runnable = lite_os_runnable_tasks();
-    if (runnable > awake + 1)
-      atomic_store_explicit(&contended_until_ns, now + CONTENDED_NS, memory_order_relaxed);
-  }
-  return now < atomic_load_explicit(&contended_until_ns, memory_order_relaxed);
-}
-
 static enum lite_wait_mode wait_mode_now(void)
 {
   if (lite_env.spin_ns == 0 && lite_env.yield_ns == 0)
@@ -118,16 +96,14 @@ bool lite_waiter_poll(struct lite_waiter *w)
     /* Threads may have woken since this wait began: re-decide spin or yield. */
     w->mode = wait_mode_now();
     return true;
-  case LITE_WAIT_YIELD: {
-    uint64_t now = lite_now_ns();
-    if (now - w->start_ns > lite_env.yield_ns || foreign_load(now))
-      return false;
+  case LITE_WAIT_YIELD:
     lite_os_yield();
     w->polls++;
+    if (lite_now_ns() - w->start_ns > lite_env.yield_ns)
+      return false;
     if (w->polls % 8 == 0)
       w->mode = wait_mode_now();
     return true;
-  }
   case LITE_WAIT_PARK:
   default:
     return false;
