@@ -48,6 +48,17 @@ int lite_os_cpu(void);
    mask as it was. Returns false if there is no other CPU. */
 bool lite_os_move_off_cpu(int tid, int cpu);
 
+/* CPUs online on the machine (not only those this process may use); read once. */
+unsigned lite_os_online_cpus(void);
+
+/* Tasks runnable on the whole system now, the caller included (the kernel's nr_running, from
+   /proc/loadavg: one read of a small file, some µs), or -1 if unknown. */
+int lite_os_runnable_tasks(void);
+
+/* Threads of this process runnable now, the caller included (one small file read per thread of
+   the process), or -1 if unknown. */
+int lite_os_runnable_threads_of_process(void);
+
 /* The kernel's id of the calling thread. */
 int lite_os_gettid(void);
 

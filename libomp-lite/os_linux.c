@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -41,6 +42,88 @@ bool lite_os_move_off_cpu(int tid, int cpu)
   /* The kernel has moved the thread; the full mask again lets it go anywhere later. */
   sched_setaffinity(tid, sizeof mask, &mask);
   return true;
+}
+
+unsigned lite_os_online_cpus(void)
+{
+  static _Atomic unsigned online; /* 0: not read yet (sysconf reads a file) */
+  unsigned n = atomic_load_explicit(&online, memory_order_relaxed);
+  if (n == 0) {
+    long count = sysconf(_SC_NPROCESSORS_ONLN);
+    n = count > 0 ? (unsigned)count : 1;
+    atomic_store_explicit(&online, n, memory_order_relaxed);
+  }
+  return n;
+}
+
+/* Reads a small /proc file into buf (NUL-terminated) with plain read(2), no stdio: a waiting
+   thread calls this, and stdio would allocate. Returns its length, or -1. */
+static ssize_t read_small_file(int dirfd, const char *path, char *buf, size_t size)
+{
+  int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t len = read(fd, buf, size - 1);
+  close(fd);
+  if (len < 0)
+    return -1;
+  buf[len] = '\0';
+  return len;
+}
+
+int lite_os_runnable_tasks(void)
+{
+  /* "0.62 1.83 3.85 2/79 24222": the fourth field is runnable/total. */
+  char buf[128];
+  if (read_small_file(AT_FDCWD, "/proc/loadavg", buf, sizeof buf) <= 0)
+    return -1;
+  const char *p = buf;
+  for (int field = 0; field < 3; field++) {
+    p = strchr(p, ' ');
+    if (p == NULL)
+      return -1;
+    p++;
+  }
+  char *end;
+  long runnable = strtol(p, &end, 10);
+  return end != p && *end == '/' ? (int)runnable : -1;
+}
+
+int lite_os_runnable_threads_of_process(void)
+{
+  /* /proc/self/task/TID/stat: "TID (comm) S ...", S the state; comm may hold ") ". The directory
+     is read with getdents64 into a stack buffer (opendir would allocate). */
+  struct dirent64_raw {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+  };
+  int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0)
+    return -1;
+  _Alignas(8) char entries[2048];
+  char stat[512];
+  int count = 0;
+  long len;
+  while ((len = syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0) {
+    for (long at = 0; at < len;) {
+      const struct dirent64_raw *d = (const void *)(entries + at);
+      at += d->reclen;
+      if (d->name[0] < '0' || d->name[0] > '9')
+        continue;
+      char path[64];
+      snprintf(path, sizeof path, "%.40s/stat", d->name);
+      if (read_small_file(dir, path, stat, sizeof stat) <= 0)
+        continue; /* the thread has just exited */
+      const char *close_paren = strrchr(stat, ')');
+      if (close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'R')
+        count++;
+    }
+  }
+  close(dir);
+  return len < 0 ? -1 : count;
 }
 
 unsigned lite_os_affinity_cpus(void)

@@ -39,6 +39,62 @@ static uint64_t spin_budget(uint64_t now)
   return lite_env.spin_ns;
 }
 
+/* Whether other processes compete for our CPUs, which a waiter cannot see from its own threads:
+   a yielding waiter then hands a busy process a whole time slice at each yield, and a spinning
+   one holds a CPU the awaited thread needs (4 threads and 4 busy processes on 2 CPUs,
+   ws_combined: 38 s yielding and spinning, 2.2-2.5 s parking at once; libgomp 4.1 s).
+
+   Any waiter reads the kernel's count of runnable tasks at most once per LOAD_CHECK_NS. What is
+   left after our awake threads and one per online CPU this process does not use (assume foreign
+   load spreads over the machine) is foreign, unless threads we count as parked are runnable
+   already (woken, waiting for a CPU): when that count says 2 or more, the threads of this process
+   that are runnable are counted one by one. Two foreign tasks at two checks in a row start (or
+   renew) the overloaded state. One busy process beside a full team is not overload: the
+   preemption check above handles it (2 threads, one busy process: stencil 35 ms a run, 61 when
+   it counted as overload). A kernel thread that runs for a moment must not start it either.
+   OMPLITE_LOAD_WATCH=false turns this off. */
+#define LOAD_CHECK_NS 10000000
+static _Atomic uint64_t load_checked_ns;
+static _Atomic uint64_t overloaded_until_ns;
+static _Atomic int load_high_checks;
+
+static int foreign_tasks(bool exact)
+{
+  int runnable = lite_os_runnable_tasks();
+  if (runnable < 0)
+    return 0;
+  int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;
+  int others = runnable - (unused_cpus > 0 ? unused_cpus : 0);
+  int awake = atomic_load_explicit(&lite_threads_live, memory_order_relaxed) -
+              atomic_load_explicit(&lite_threads_parked, memory_order_relaxed);
+  if (others - awake < 2 || !exact)
+    return others - awake;
+  int ours = lite_os_runnable_threads_of_process();
+  return others - (ours >= 0 ? ours : awake);
+}
+
+static void check_load(uint64_t now)
+{
+  int high = 0;
+  bool was = now < atomic_load_explicit(&overloaded_until_ns, memory_order_relaxed);
+  if (foreign_tasks(!was) >= 2)
+    high = atomic_load_explicit(&load_high_checks, memory_order_relaxed) + 1;
+  atomic_store_explicit(&load_high_checks, high, memory_order_relaxed);
+  if (high >= 2)
+    atomic_store_explicit(&overloaded_until_ns, now + CONTENDED_NS, memory_order_relaxed);
+}
+
+static bool overloaded(uint64_t now)
+{
+  if (!lite_env.load_watch)
+    return false;
+  uint64_t last = atomic_load_explicit(&load_checked_ns, memory_order_relaxed);
+  if (now - last >= LOAD_CHECK_NS &&
+      atomic_compare_exchange_strong(&load_checked_ns, &last, now))
+    check_load(now); /* one thread at a time: the exchange above */
+  return now < atomic_load_explicit(&overloaded_until_ns, memory_order_relaxed);
+}
+
 static enum lite_wait_mode wait_mode_now(void)
 {
   if (lite_env.spin_ns == 0 && lite_env.yield_ns == 0)
@@ -77,6 +133,8 @@ bool lite_waiter_poll(struct lite_waiter *w)
       w->last_ns = now;
       if (now - w->start_ns > spin_budget(now))
         return false;
+      if (overloaded(now))
+        return false;
       /* The scheduler may put the awaited thread on this CPU (a futex wake-up lands the wakee
          next to the waker) while the other CPU idles: spinning then delays it by the whole
          budget (0.3-1.2 ms barriers were measured at 2 threads on 2 idle CPUs). A wait that has
@@ -96,14 +154,16 @@ bool lite_waiter_poll(struct lite_waiter *w)
     /* Threads may have woken since this wait began: re-decide spin or yield. */
     w->mode = wait_mode_now();
     return true;
-  case LITE_WAIT_YIELD:
+  case LITE_WAIT_YIELD: {
+    uint64_t now = lite_now_ns();
+    if (now - w->start_ns > lite_env.yield_ns || overloaded(now))
+      return false;
     lite_os_yield();
     w->polls++;
-    if (lite_now_ns() - w->start_ns > lite_env.yield_ns)
-      return false;
     if (w->polls % 8 == 0)
       w->mode = wait_mode_now();
     return true;
+  }
   case LITE_WAIT_PARK:
   default:
     return false;

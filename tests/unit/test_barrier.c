@@ -23,8 +23,12 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAXT 64
 
@@ -922,7 +926,9 @@ START_TEST(test_waiter_budget)
   ck_assert_uint_ge(polls, 63); /* the clock is not read before 64 polls */
   ck_assert_uint_ge(elapsed, lite_env.spin_ns);
 
-  /* More awake threads than CPUs: yield, for at least yield_ns. */
+  /* More awake threads than CPUs: yield, for at least yield_ns (foreign load, which would end
+     the wait early, is not looked for: test_waiter_foreign_load covers it). */
+  lite_env.load_watch = false;
   lite_env.ncpus = 1;
   lite_env.spin_ns = LONG_BUDGET;
   lite_env.yield_ns = 300000;
@@ -951,6 +957,86 @@ START_TEST(test_waiter_budget)
     ck_assert(lite_waiter_poll(&w)); /* a 2 s budget does not run out in 64 polls */
   ck_assert_int_eq(w.mode, LITE_WAIT_YIELD);
   atomic_fetch_sub(&lite_threads_live, 4);
+}
+END_TEST
+
+/* A yielding waiter parks at once while other processes keep more tasks runnable than there are
+   CPUs beyond the runtime's threads (here: busy child processes), seen at two load checks in a
+   row (at least LOAD_CHECK_NS, 10 ms, apart), and only then; the state ends when the load does. */
+static pid_t start_busy_child(void)
+{
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed test */
+    if (getppid() != parent)
+      _exit(0);
+    for (;;)
+      ;
+  }
+  return pid;
+}
+
+static void sleep_ms(long ms)
+{
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0)
+    ;
+}
+
+START_TEST(test_waiter_foreign_load)
+{
+  (void)lite_self();
+  ck_assert_msg(lite_os_runnable_tasks() > 0, "/proc/loadavg gives no runnable count");
+  lite_env.ncpus = 1;
+  lite_env.spin_ns = LONG_BUDGET;
+  lite_env.yield_ns = LONG_BUDGET;
+  atomic_fetch_add(&lite_threads_live, 4);
+  int unused_cpus = (int)lite_os_online_cpus() - 1;
+  /* More than the runtime's awake threads (4 of them pretend) and the CPUs it does not use. */
+  int nbusy = unused_cpus + ld(&lite_threads_live) - ld(&lite_threads_parked) + 2;
+  pid_t busy[64];
+  ck_assert_int_le(nbusy, (int)(sizeof busy / sizeof busy[0]));
+  for (int i = 0; i < nbusy; i++)
+    ck_assert_int_gt(busy[i] = start_busy_child(), 0);
+  while (lite_os_runnable_tasks() < nbusy + 1) /* until all of them have started */
+    sched_yield();
+
+  /* Not looked for: the waiter yields (a 2 s budget does not run out in 16 polls). */
+  struct lite_waiter w;
+  bool ran_out;
+  lite_env.load_watch = false;
+  lite_waiter_init(&w);
+  ck_assert_int_eq(w.mode, LITE_WAIT_YIELD);
+  unsigned long long polls = poll_until_false(&w, 16, &ran_out);
+  ck_assert_msg(!ran_out, "a yielding waiter gave up after %llu polls", polls);
+
+  /* Looked for: one check sees the load, the next one starts the state, and the next waiter
+     parks at once too. */
+  lite_env.load_watch = true;
+  lite_waiter_init(&w);
+  ck_assert_int_eq(w.mode, LITE_WAIT_YIELD);
+  ck_assert(lite_waiter_poll(&w));
+  sleep_ms(11);
+  ck_assert(!lite_waiter_poll(&w));
+  lite_waiter_init(&w);
+  ck_assert(!lite_waiter_poll(&w));
+
+  /* The load ends: once the state has run out (20 ms after its last check), waiters yield. So
+     that other processes (make -j runs tests side by side) cannot keep the state, the runtime
+     is made to count 1000 more threads of its own than there are runnable tasks. */
+  for (int i = 0; i < nbusy; i++) {
+    kill(busy[i], SIGKILL);
+    waitpid(busy[i], NULL, 0);
+  }
+  atomic_fetch_add(&lite_threads_live, 1000);
+  sleep_ms(11);
+  lite_waiter_init(&w);
+  (void)lite_waiter_poll(&w); /* a check that does not renew the state */
+  sleep_ms(25);
+  lite_waiter_init(&w);
+  ck_assert(lite_waiter_poll(&w));
+  atomic_fetch_sub(&lite_threads_live, 1004);
 }
 END_TEST
 
@@ -1001,6 +1087,7 @@ static Suite *barrier_suite(void)
   tcase_add_loop_test(tc, test_pingpong, 0,
                       (int)(sizeof pingpong_cases / sizeof pingpong_cases[0]));
   tcase_add_test(tc, test_waiter_budget);
+  tcase_add_test(tc, test_waiter_foreign_load);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -116,6 +116,9 @@ static void assert_defaults(const struct lite_env *env, unsigned ncpus)
   ck_assert_int_eq(env->num_teams, 0);
   ck_assert_int_eq(env->teams_thread_limit, 0);
   ck_assert_int_eq(env->display_env, 0);
+  ck_assert(!env->loop_stats);
+  ck_assert(env->tiny_loops);
+  ck_assert(env->load_watch);
 }
 
 /* ---------------------------------------------------------------- scalar parsers */
@@ -410,7 +413,8 @@ START_TEST(test_env_bad_values)
     { "OMP_CANCELLATION", "on" },      { "OMP_MAX_TASK_PRIORITY", "-1" },
     { "OMP_DISPLAY_AFFINITY", "2" },   { "OMP_DEFAULT_DEVICE", "-2" },
     { "OMP_NUM_TEAMS", "0" },          { "OMP_TEAMS_THREAD_LIMIT", "-4" },
-    { "OMP_DISPLAY_ENV", "bogus" },
+    { "OMP_DISPLAY_ENV", "bogus" },    { "OMPLITE_LOAD_WATCH", "maybe" },
+    { "OMPLITE_TINY_LOOPS", "2" },     { "OMPLITE_LOOP_STATS", "yes please" },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     struct lite_env env;
@@ -426,6 +430,29 @@ START_TEST(test_env_bad_values)
     free(out);
     lite_env_free(&env);
   }
+}
+END_TEST
+
+/* libomp-lite's own switches: false, 0, true and 1. */
+START_TEST(test_env_switches)
+{
+  struct lite_env env;
+  char *out = parse_env(&env, 2, "OMPLITE_LOAD_WATCH", "false", "OMPLITE_TINY_LOOPS", "0",
+                        "OMPLITE_LOOP_STATS", "1", NULL);
+  ck_assert_str_eq(out, "");
+  ck_assert(!env.load_watch);
+  ck_assert(!env.tiny_loops);
+  ck_assert(env.loop_stats);
+  free(out);
+  lite_env_free(&env);
+  out = parse_env(&env, 2, "OMPLITE_LOAD_WATCH", "1", "OMPLITE_TINY_LOOPS", "true",
+                  "OMPLITE_LOOP_STATS", "false", NULL);
+  ck_assert_str_eq(out, "");
+  ck_assert(env.load_watch);
+  ck_assert(env.tiny_loops);
+  ck_assert(!env.loop_stats);
+  free(out);
+  lite_env_free(&env);
 }
 END_TEST
 
@@ -974,6 +1001,7 @@ static Suite *env_suite(void)
   tcase_add_test(env, test_env_good_values);
   tcase_add_test(env, test_env_bad_values);
   tcase_add_test(env, test_env_warning_text);
+  tcase_add_test(env, test_env_switches);
   tcase_add_test(env, test_env_nthreads_clamped);
   tcase_add_test(env, test_env_active_levels_rule);
   tcase_add_test(env, test_env_wait_policy);
