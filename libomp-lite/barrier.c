@@ -5,13 +5,37 @@
    each way at the same time. */
 #include "internal.h"
 
-/* Stores a member's arrival word, then wakes the leader if it parked. Sequentially consistent
-   store, then the sleepers check: pairs with the leader's lite_park_begin() then re-check in
-   wait_for_member(). */
-static void arrive(struct lite_pool *pool, _Atomic uint32_t *word, uint32_t value)
+/* Whether a waiter parked on join_word (the leader; in a barrier of a team of two, the other
+   member) can go on once this member has arrived: every other member's word (the barrier's
+   arrive, or the region's done) holds value. Waking it at every arrival instead cost it up to
+   nthreads - 1 wake-ups per barrier, each a context switch, when it parks (the passive policy,
+   CPUs overloaded by other processes). In a cancelled region a member may never reach a
+   barrier: wake (a leader does not park in the join of a cancelled region). */
+static bool others_arrived(struct lite_pool *pool, unsigned nthreads, struct lite_slot *self,
+                           bool join, uint32_t value)
 {
-  atomic_store(word, value);
-  if (lite_unlikely(atomic_load(&pool->join_sleepers) != 0)) {
+  if (!join && atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed))
+    return true;
+  /* The leader is the waiter, or (a barrier of a team of two) the member arriving last. */
+  for (unsigned i = 1; i < nthreads; i++) {
+    struct lite_slot *slot = pool->slots[i];
+    if (slot != self && atomic_load(join ? &slot->done : &slot->arrive) != value)
+      return false;
+  }
+  return true;
+}
+
+/* Stores a member's arrival word, then wakes the parked waiter if it can go on. Sequentially
+   consistent store, then the loads of join_sleepers and of the other members' words: pairs with
+   the waiter's lite_park_begin() then re-check, and of two members arriving last together, one
+   sees the other's store. Once the last member's done is stored, the leader may start the next
+   region: the team size is read before, and the team is not read at all for the join. */
+static void arrive(struct lite_pool *pool, struct lite_slot *slot, bool join, uint32_t value)
+{
+  unsigned nthreads = pool->nthreads;
+  atomic_store(join ? &slot->done : &slot->arrive, value);
+  if (lite_unlikely(atomic_load(&pool->join_sleepers) != 0) &&
+      others_arrived(pool, nthreads, slot, join, value)) {
     atomic_fetch_add(&pool->join_word, 1);
     lite_futex_wake(&pool->join_word, 1);
   }
@@ -20,13 +44,13 @@ static void arrive(struct lite_pool *pool, _Atomic uint32_t *word, uint32_t valu
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch)
 {
   lite_slot_note_cpu(slot);
-  arrive(pool, &slot->arrive, epoch);
+  arrive(pool, slot, false, epoch);
 }
 
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen)
 {
   lite_slot_note_cpu(slot);
-  arrive(pool, &slot->done, gen);
+  arrive(pool, slot, true, gen);
 }
 
 /* Whether member i counts as arrived at barrier epoch. In a cancelled region a member may have
