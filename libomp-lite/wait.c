@@ -39,20 +39,21 @@ static uint64_t spin_budget(uint64_t now)
   return lite_env.spin_ns;
 }
 
-/* Whether other processes compete for our CPUs, which a waiter cannot see from its own threads:
-   a yielding waiter then hands a busy process a whole time slice at each yield, and a spinning
-   one holds a CPU the awaited thread needs (4 threads and 4 busy processes on 2 CPUs,
-   ws_combined: 38 s yielding and spinning, 2.2-2.5 s parking at once; libgomp 4.1 s).
+/* Whether other processes overload our CPUs, which a waiter cannot see from its own threads:
+   with more of our threads than CPUs, a yielding waiter then hands a busy process a whole time
+   slice at each yield, and a spinning one holds a CPU the awaited thread needs (4 threads and 4
+   busy processes on 2 CPUs, ws_combined: 38 s yielding and spinning, 2.2-3.4 s parking at once;
+   libgomp 4.1 s). See crowded() below for when it is asked.
 
    Any waiter reads the kernel's count of runnable tasks at most once per LOAD_CHECK_NS. What is
    left after our awake threads and one per online CPU this process does not use (assume foreign
    load spreads over the machine) is foreign, unless threads we count as parked are runnable
    already (woken, waiting for a CPU): when that count says 2 or more, the threads of this process
-   that are runnable are counted one by one. Two foreign tasks at two checks in a row start (or
-   renew) the overloaded state. One busy process beside a full team is not overload: the
-   preemption check above handles it (2 threads, one busy process: stencil 35 ms a run, 61 when
-   it counted as overload). A kernel thread that runs for a moment must not start it either.
-   OMPLITE_LOAD_WATCH=false turns this off. */
+   that are runnable are counted one by one, except while the state lasts (the scan reads a file
+   per thread, and under overload it can lose the CPU in the middle). Two foreign tasks at two
+   checks in a row start (or renew) the overloaded state. One busy process is not overload: the
+   preemption check above handles it. A kernel thread that runs for a moment must not start it
+   either. OMPLITE_LOAD_WATCH=false turns this off. */
 #define LOAD_CHECK_NS 10000000
 static _Atomic uint64_t load_checked_ns;
 static _Atomic uint64_t overloaded_until_ns;
@@ -95,6 +96,18 @@ static bool overloaded(uint64_t now)
   return now < atomic_load_explicit(&overloaded_until_ns, memory_order_relaxed);
 }
 
+/* Whether a waiter parks at once: other processes overload the CPUs, and the runtime's own
+   threads outnumber them, so that the awaited thread may wait for this very CPU. With no more
+   threads than CPUs, spinning under overload keeps the team's share of the CPUs: 2 threads and 2
+   busy processes on 2 CPUs, stencil 36-39 ms a run spinning, 390 ms parking at once (libgomp
+   63-120); 4 threads and 4 busy processes: 5.6 s spinning once the others parked, 0.19-0.66 s
+   parking at once (libgomp 0.21). */
+static bool crowded(uint64_t now)
+{
+  return atomic_load_explicit(&lite_threads_live, memory_order_relaxed) > (int)lite_env.ncpus &&
+         overloaded(now);
+}
+
 static enum lite_wait_mode wait_mode_now(void)
 {
   if (lite_env.spin_ns == 0 && lite_env.yield_ns == 0)
@@ -131,9 +144,7 @@ bool lite_waiter_poll(struct lite_waiter *w)
         return false;
       }
       w->last_ns = now;
-      if (now - w->start_ns > spin_budget(now))
-        return false;
-      if (overloaded(now))
+      if (now - w->start_ns > spin_budget(now) || crowded(now))
         return false;
       /* The scheduler may put the awaited thread on this CPU (a futex wake-up lands the wakee
          next to the waker) while the other CPU idles: spinning then delays it by the whole
@@ -156,7 +167,7 @@ bool lite_waiter_poll(struct lite_waiter *w)
     return true;
   case LITE_WAIT_YIELD: {
     uint64_t now = lite_now_ns();
-    if (now - w->start_ns > lite_env.yield_ns || overloaded(now))
+    if (now - w->start_ns > lite_env.yield_ns || crowded(now))
       return false;
     lite_os_yield();
     w->polls++;
