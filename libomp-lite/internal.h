@@ -57,7 +57,7 @@ struct lite_env {
   int display_env;              /* OMP_DISPLAY_ENV: 0 no, 1 true, 2 verbose */
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
-  bool load_watch;              /* OMPLITE_LOAD_WATCH: yielding waiters look for foreign load */
+  bool load_watch;              /* OMPLITE_LOAD_WATCH: waiters look for overload by others */
 };
 extern struct lite_env lite_env;
 
