@@ -233,6 +233,7 @@ void lite_barrier_wait(struct lite_thread *thr)
   } else if (thr->id == 0) {
     lite_barrier_gather(thr, pool, team->nthreads, epoch);
     release(pool, epoch);
+    lite_team_balance(pool, team->nthreads);
   } else {
     lite_barrier_arrive(pool, pool->slots[thr->id], epoch);
     wait_for_release(thr, pool, epoch);

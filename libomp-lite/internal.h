@@ -57,7 +57,7 @@ struct lite_env {
   int display_env;              /* OMP_DISPLAY_ENV: 0 no, 1 true, 2 verbose */
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
-  bool load_watch;              /* OMPLITE_LOAD_WATCH: waiters look for overload by others */
+  bool load_watch;              /* OMPLITE_LOAD_WATCH: look for load by other processes */
 };
 extern struct lite_env lite_env;
 
@@ -287,6 +287,7 @@ struct lite_pool {
   struct lite_thread *leader;
   unsigned level;             /* nesting level of the regions this pool runs is level + 1 */
   unsigned nworkers;          /* workers started: they hold slots 1..nworkers */
+  unsigned balance_hold;      /* looks lite_team_balance skips before the next (balance.c) */
   unsigned capacity;          /* length of slots[] and threads[] */
   pthread_t *threads;
   struct lite_pool *next;     /* in the registry of all pools (init.c) */
@@ -511,6 +512,24 @@ void lite_barrier_poke(struct lite_pool *pool);
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen);
 void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen);
 
+/* ---------------------------------------------------------------- balance.c */
+
+/* The leader, every member of an nthreads team arrived: with more members than CPUs, moves a
+   worker from a crowded CPU to a less crowded one (see balance.c). */
+void lite_team_balance(struct lite_pool *pool, unsigned nthreads);
+/* Its two decisions, on the members' CPUs (cpus[i]: member i's): whether some CPU holds more
+   than its share of the members, and which worker to move where, given the CPUs of the mask
+   (a bitmap of 256 CPUs). */
+struct lite_balance_move {
+  unsigned member;
+  int cpu;
+};
+bool lite_balance_lopsided(const int *cpus, unsigned n, unsigned ncpus);
+bool lite_balance_plan(const int *cpus, unsigned n, const uint64_t *allowed,
+                       struct lite_balance_move *move);
+/* Workers moved so far (the tests read it). */
+extern _Atomic unsigned long lite_balance_moves;
+
 /* ---------------------------------------------------------------- wait.c */
 
 /* How a waiter waits right now: spin with pause while every runtime thread can have a CPU, poll
@@ -556,6 +575,11 @@ void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_
 void lite_wait_while_equal_watch(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers,
                                  _Atomic int *peer_cpu);
 void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint32_t *sleepers);
+/* Whether other processes compete for our CPUs: waiters saw it lately (a spinner preempted, the
+   overloaded state), or the runnable tasks counted now (a few file reads) include one of theirs.
+   Runnable threads of ours that count themselves parked only make it say yes. Always false
+   with OMPLITE_LOAD_WATCH=false. */
+bool lite_foreign_load(uint64_t now);
 /* Store value into *word (sequentially consistent) and wake its parked waiters, if any. */
 void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);
 /* Bookkeeping around a futex sleep, for the oversubscription decision. */

@@ -14,6 +14,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/team_api.c \
 	libomp-lite/parallel.c \
 	libomp-lite/barrier.c \
+	libomp-lite/balance.c \
 	libomp-lite/single.c \
 	libomp-lite/work.c \
 	libomp-lite/loop_common.h \

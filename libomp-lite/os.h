@@ -47,6 +47,13 @@ int lite_os_cpu(void);
 /* Moves thread tid (0: the caller) off cpu, to another CPU of its affinity mask, leaving the
    mask as it was. Returns false if there is no other CPU. */
 bool lite_os_move_off_cpu(int tid, int cpu);
+/* Moves thread tid (0: the caller) to cpu, which must be in its affinity mask, then gives it its
+   mask back: the kernel leaves it there until its own balancing moves it. Returns false if cpu
+   is not in the mask or a call failed. */
+bool lite_os_move_to_cpu(int tid, int cpu);
+/* The CPUs below limit (a multiple of 64) in the calling thread's affinity mask, as a bitmap:
+   bit c of bits[c / 64]. Returns false if the mask cannot be read. */
+bool lite_os_affinity_bitmap(uint64_t *bits, unsigned limit);
 
 /* CPUs online on the machine (not only those this process may use); read once. */
 unsigned lite_os_online_cpus(void);

@@ -44,6 +44,34 @@ bool lite_os_move_off_cpu(int tid, int cpu)
   return true;
 }
 
+bool lite_os_move_to_cpu(int tid, int cpu)
+{
+  cpu_set_t mask, target;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(tid, sizeof mask, &mask) != 0 ||
+      !CPU_ISSET(cpu, &mask))
+    return false;
+  CPU_ZERO(&target);
+  CPU_SET(cpu, &target);
+  if (sched_setaffinity(tid, sizeof target, &target) != 0)
+    return false;
+  sched_setaffinity(tid, sizeof mask, &mask);
+  return true;
+}
+
+bool lite_os_affinity_bitmap(uint64_t *bits, unsigned limit)
+{
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+    return false;
+  for (unsigned c = 0; c < limit; c++) {
+    if (c % 64 == 0)
+      bits[c / 64] = 0;
+    if (c < CPU_SETSIZE && CPU_ISSET(c, &mask))
+      bits[c / 64] |= (uint64_t)1 << (c % 64);
+  }
+  return true;
+}
+
 unsigned lite_os_online_cpus(void)
 {
   static _Atomic unsigned online; /* 0: not read yet (sysconf reads a file) */

@@ -439,6 +439,7 @@ void lite_team_join(struct lite_thread *thr)
   lite_tasks_drain(thr);
   lite_task_implicit_end(&team->leader_task);
   lite_join_gather(pool, team->nthreads, atomic_load_explicit(&pool->gen, memory_order_relaxed));
+  lite_team_balance(pool, team->nthreads);
   /* The next region's barriers start past every epoch this one used. Members pass the same
      barriers, except when a cancelled region released some of them early. */
   uint32_t epoch = thr->bar_epoch;

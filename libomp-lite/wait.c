@@ -59,7 +59,9 @@ static _Atomic uint64_t load_checked_ns;
 static _Atomic uint64_t overloaded_until_ns;
 static _Atomic int load_high_checks;
 
-static int foreign_tasks(bool exact)
+/* Foreign tasks now: exact (the threads of this process counted one by one) once the estimate
+   reaches exact_from. */
+static int foreign_tasks(int exact_from)
 {
   int runnable = lite_os_runnable_tasks();
   if (runnable < 0)
@@ -68,7 +70,7 @@ static int foreign_tasks(bool exact)
   int others = runnable - (unused_cpus > 0 ? unused_cpus : 0);
   int awake = atomic_load_explicit(&lite_threads_live, memory_order_relaxed) -
               atomic_load_explicit(&lite_threads_parked, memory_order_relaxed);
-  if (others - awake < 2 || !exact)
+  if (others - awake < exact_from)
     return others - awake;
   int ours = lite_os_runnable_threads_of_process();
   return others - (ours >= 0 ? ours : awake);
@@ -78,7 +80,7 @@ static void check_load(uint64_t now)
 {
   int high = 0;
   bool was = now < atomic_load_explicit(&overloaded_until_ns, memory_order_relaxed);
-  if (foreign_tasks(!was) >= 2)
+  if (foreign_tasks(was ? INT_MAX : 2) >= 2)
     high = atomic_load_explicit(&load_high_checks, memory_order_relaxed) + 1;
   atomic_store_explicit(&load_high_checks, high, memory_order_relaxed);
   if (high >= 2)
@@ -106,6 +108,14 @@ static bool crowded(uint64_t now)
 {
   return atomic_load_explicit(&lite_threads_live, memory_order_relaxed) > (int)lite_env.ncpus &&
          overloaded(now);
+}
+
+bool lite_foreign_load(uint64_t now)
+{
+  if (!lite_env.load_watch)
+    return false;
+  return now < atomic_load_explicit(&contended_until_ns, memory_order_relaxed) ||
+         overloaded(now) || foreign_tasks(1) > 0;
 }
 
 static enum lite_wait_mode wait_mode_now(void)

@@ -1,0 +1,217 @@
+/* Unit tests of balance.c: when a placement of an oversubscribed team counts as lopsided, which
+   worker moves where (never the leader, only to a CPU of the mask), the move itself
+   (lite_os_move_to_cpu leaves the thread's mask as it was), and a team whose members all crowd
+   onto one CPU at every region gets workers moved by its leader while the results stay right.
+
+   No assertion depends on timing. The team test turns the load watch off, so that other processes
+   on the machine cannot make the leader hold back. */
+#include "internal.h"
+
+#include <check.h>
+#include <sched.h>
+#include <stdlib.h>
+
+/* The count of moves as a function, so that a failed assertion prints the call. */
+static unsigned long moves_so_far(void) { return atomic_load(&lite_balance_moves); }
+
+/* ---------------------------------------------------------------- lite_balance_lopsided */
+
+START_TEST(test_lopsided)
+{
+  ck_assert(lite_balance_lopsided((int[]){0, 0, 0, 1}, 4, 2));
+  ck_assert(lite_balance_lopsided((int[]){1, 1, 1, 1}, 4, 2));
+  ck_assert(!lite_balance_lopsided((int[]){0, 0, 1, 1}, 4, 2));
+  ck_assert(!lite_balance_lopsided((int[]){0, 1, 1, 0}, 4, 2));
+  /* 5 members on 2 CPUs: 3 on one is a fair share, 4 is not. */
+  ck_assert(!lite_balance_lopsided((int[]){0, 0, 0, 1, 1}, 5, 2));
+  ck_assert(lite_balance_lopsided((int[]){0, 0, 0, 0, 1}, 5, 2));
+  /* 3 members on 2 CPUs may not all share one. */
+  ck_assert(lite_balance_lopsided((int[]){7, 7, 7}, 3, 2));
+  ck_assert(!lite_balance_lopsided((int[]){7, 7, 3}, 3, 2));
+  /* CPUs it does not count: unknown, or numbered past its table. */
+  ck_assert(!lite_balance_lopsided((int[]){0, 0, 0, -1}, 4, 2));
+  ck_assert(!lite_balance_lopsided((int[]){0, 0, 0, 300}, 4, 2));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- lite_balance_plan */
+
+static void mask_of(uint64_t allowed[4], const int *cpus, unsigned n)
+{
+  allowed[0] = allowed[1] = allowed[2] = allowed[3] = 0;
+  for (unsigned i = 0; i < n; i++)
+    allowed[cpus[i] / 64] |= (uint64_t)1 << (cpus[i] % 64);
+}
+
+START_TEST(test_plan_moves_a_worker_to_the_emptiest_cpu)
+{
+  uint64_t allowed[4];
+  struct lite_balance_move move;
+  mask_of(allowed, (int[]){0, 1}, 2);
+  /* The last worker on the crowded CPU goes to the other. */
+  ck_assert(lite_balance_plan((int[]){0, 0, 0, 1}, 4, allowed, &move));
+  ck_assert_uint_eq(move.member, 2);
+  ck_assert_int_eq(move.cpu, 1);
+  ck_assert(lite_balance_plan((int[]){1, 0, 0, 0}, 4, allowed, &move));
+  ck_assert_uint_eq(move.member, 3);
+  ck_assert_int_eq(move.cpu, 1);
+  /* The leader (member 0) shares the crowded CPU: a worker moves, never the leader. */
+  ck_assert(lite_balance_plan((int[]){1, 1, 0, 1}, 4, allowed, &move));
+  ck_assert_uint_eq(move.member, 3);
+  ck_assert_int_eq(move.cpu, 0);
+  ck_assert(lite_balance_plan((int[]){0, 1, 0, 0}, 4, allowed, &move));
+  ck_assert_uint_eq(move.member, 3);
+  ck_assert_int_eq(move.cpu, 1);
+  /* A CPU of the mask that no member uses is the emptiest. */
+  mask_of(allowed, (int[]){0, 1, 130}, 3);
+  ck_assert(lite_balance_plan((int[]){0, 0, 1, 1}, 4, allowed, &move));
+  ck_assert_int_eq(move.cpu, 130);
+  ck_assert_uint_eq(move.member, 1);
+}
+END_TEST
+
+START_TEST(test_plan_leaves_even_placements)
+{
+  uint64_t allowed[4];
+  struct lite_balance_move move;
+  mask_of(allowed, (int[]){0, 1}, 2);
+  ck_assert(!lite_balance_plan((int[]){0, 0, 1, 1}, 4, allowed, &move));
+  ck_assert(!lite_balance_plan((int[]){0, 1, 0, 1, 0}, 5, allowed, &move));
+  /* Crowded, but the mask offers no other CPU. */
+  mask_of(allowed, (int[]){0}, 1);
+  ck_assert(!lite_balance_plan((int[]){0, 0, 0, 0}, 4, allowed, &move));
+  /* The members' CPUs outside the mask do not count as places to move to. */
+  mask_of(allowed, (int[]){0, 1}, 2);
+  ck_assert(!lite_balance_plan((int[]){0, 0, 1, 1, 5, 5, 5}, 7, allowed, &move));
+  ck_assert(!lite_balance_plan((int[]){0, 0, 0, -1}, 4, allowed, &move));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the move */
+
+static int first_cpu(const cpu_set_t *mask, int after)
+{
+  for (int c = after + 1; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, mask))
+      return c;
+  return -1;
+}
+
+START_TEST(test_move_to_cpu_keeps_the_mask)
+{
+  cpu_set_t before, after;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof before, &before), 0);
+  for (int c = first_cpu(&before, -1); c >= 0; c = first_cpu(&before, c)) {
+    ck_assert(lite_os_move_to_cpu(0, c));
+    ck_assert_int_eq(sched_getaffinity(0, sizeof after, &after), 0);
+    ck_assert(CPU_EQUAL(&before, &after));
+  }
+  /* A CPU outside the mask, or no CPU at all. */
+  int outside = -1;
+  for (int c = 0; c < CPU_SETSIZE && outside < 0; c++)
+    if (!CPU_ISSET(c, &before))
+      outside = c;
+  if (outside >= 0)
+    ck_assert(!lite_os_move_to_cpu(0, outside));
+  ck_assert(!lite_os_move_to_cpu(0, -1));
+  ck_assert_int_eq(sched_getaffinity(0, sizeof after, &after), 0);
+  ck_assert(CPU_EQUAL(&before, &after));
+}
+END_TEST
+
+START_TEST(test_affinity_bitmap)
+{
+  cpu_set_t mask;
+  uint64_t bits[4];
+  ck_assert_int_eq(sched_getaffinity(0, sizeof mask, &mask), 0);
+  ck_assert(lite_os_affinity_bitmap(bits, 256));
+  for (int c = 0; c < 256; c++)
+    ck_assert_int_eq((int)(bits[c / 64] >> (c % 64) & 1), CPU_ISSET(c, &mask) ? 1 : 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- a crowded team */
+
+#define CROWD_REGIONS 400
+
+struct crowd {
+  int cpu;                /* where every member goes at the start of each region */
+  _Atomic long sum;
+};
+
+static void crowd_fn(void *arg)
+{
+  struct crowd *c = arg;
+  lite_os_move_to_cpu(0, c->cpu);
+  atomic_fetch_add(&c->sum, (long)lite_self()->id + 1);
+}
+
+START_TEST(test_crowded_team_is_spread)
+{
+  cpu_set_t mask;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof mask, &mask), 0);
+  if (CPU_COUNT(&mask) < 2 || lite_env.ncpus < 2 || 2 * lite_env.ncpus > 64)
+    return; /* nothing to spread over, or a team too large for balance.c to look at */
+  lite_env.load_watch = false;
+  unsigned n = 2 * lite_env.ncpus;
+  struct crowd c = {first_cpu(&mask, -1), 0};
+  unsigned long moves = moves_so_far();
+  for (int r = 0; r < CROWD_REGIONS; r++)
+    GOMP_parallel(crowd_fn, &c, n, 0);
+  /* Every region ends with the whole team noted on one CPU, a look finds it lopsided at least
+     every 65 joins. */
+  ck_assert_uint_ge(moves_so_far() - moves, 2);
+  ck_assert_int_eq(atomic_load(&c.sum), (long)CROWD_REGIONS * n * (n + 1) / 2);
+  /* The workers keep the process's mask. */
+  cpu_set_t now;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof now, &now), 0);
+  ck_assert(CPU_EQUAL(&mask, &now));
+}
+END_TEST
+
+/* A team that fits the CPUs is never moved, however it is placed. */
+START_TEST(test_team_that_fits_is_left_alone)
+{
+  cpu_set_t mask;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof mask, &mask), 0);
+  lite_env.load_watch = false;
+  unsigned n = lite_env.ncpus;
+  struct crowd c = {first_cpu(&mask, -1), 0};
+  unsigned long moves = moves_so_far();
+  for (int r = 0; r < CROWD_REGIONS; r++)
+    GOMP_parallel(crowd_fn, &c, n, 0);
+  ck_assert_uint_eq(moves_so_far(), moves);
+  ck_assert_int_eq(atomic_load(&c.sum), (long)CROWD_REGIONS * n * (n + 1) / 2);
+}
+END_TEST
+
+static Suite *balance_suite(void)
+{
+  Suite *s = suite_create("balance");
+  TCase *plan = tcase_create("plan");
+  tcase_add_test(plan, test_lopsided);
+  tcase_add_test(plan, test_plan_moves_a_worker_to_the_emptiest_cpu);
+  tcase_add_test(plan, test_plan_leaves_even_placements);
+  suite_add_tcase(s, plan);
+  TCase *os = tcase_create("os");
+  tcase_add_test(os, test_move_to_cpu_keeps_the_mask);
+  tcase_add_test(os, test_affinity_bitmap);
+  suite_add_tcase(s, os);
+  TCase *team = tcase_create("team");
+  tcase_set_timeout(team, 60);
+  tcase_add_test(team, test_crowded_team_is_spread);
+  tcase_add_test(team, test_team_that_fits_is_left_alone);
+  suite_add_tcase(s, team);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(balance_suite());
+  /* Each test in its own process: they change lite_env and count moves from a fresh start. */
+  srunner_set_fork_status(sr, CK_FORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
