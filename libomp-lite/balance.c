@@ -12,8 +12,8 @@
    the mask, it moves one worker across, and gives the worker its mask back at once: a nudge, not
    a binding, so the kernel stays free to move it again. Not while other processes compete for
    the CPUs (the kernel's placement then counts them too, and we cannot), and at most once every
-   BALANCE_HOLD looks, so that a kernel that prefers another placement is not fought at every
-   region. */
+   BALANCE_HOLD_NS, so that a kernel that prefers another placement is not fought at every
+   region: a move costs two system calls and a migration, some µs. */
 #include "internal.h"
 
 #include <string.h>
@@ -22,8 +22,9 @@
    to the kernel. */
 #define BALANCE_MAX_MEMBERS 64
 #define BALANCE_CPUS 256
-/* Looks skipped after a move, or after a lopsided placement that could not be mended. */
-#define BALANCE_HOLD 64
+/* The time after a move, or after a lopsided placement that could not be mended, before the
+   next one. In time, not in looks: a region can be as short as a few µs or as long as a run. */
+#define BALANCE_HOLD_NS 1000000
 
 _Atomic unsigned long lite_balance_moves;
 
@@ -79,19 +80,18 @@ void lite_team_balance(struct lite_pool *pool, unsigned nthreads)
 {
   if (nthreads <= lite_env.ncpus || nthreads > BALANCE_MAX_MEMBERS)
     return;
-  if (pool->balance_hold > 0) {
-    pool->balance_hold--;
-    return;
-  }
   int cpus[BALANCE_MAX_MEMBERS];
   for (unsigned i = 0; i < nthreads; i++)
     cpus[i] = atomic_load_explicit(&pool->slots[i]->cpu, memory_order_relaxed);
   if (!lite_balance_lopsided(cpus, nthreads, lite_env.ncpus))
     return;
-  pool->balance_hold = BALANCE_HOLD;
+  uint64_t now = lite_now_ns();
+  if (now < pool->balance_after_ns)
+    return;
+  pool->balance_after_ns = now + BALANCE_HOLD_NS;
   uint64_t allowed[BALANCE_CPUS / 64];
   struct lite_balance_move move;
-  if (lite_foreign_load(lite_now_ns()) || !lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||
+  if (lite_foreign_load(now) || !lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||
       !lite_balance_plan(cpus, nthreads, allowed, &move))
     return;
   int tid = pool->slots[move.member]->tid; /* 0 would move the leader */

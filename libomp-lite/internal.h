@@ -287,7 +287,7 @@ struct lite_pool {
   struct lite_thread *leader;
   unsigned level;             /* nesting level of the regions this pool runs is level + 1 */
   unsigned nworkers;          /* workers started: they hold slots 1..nworkers */
-  unsigned balance_hold;      /* looks lite_team_balance skips before the next (balance.c) */
+  uint64_t balance_after_ns;  /* lite_team_balance moves no one before then (balance.c) */
   unsigned capacity;          /* length of slots[] and threads[] */
   pthread_t *threads;
   struct lite_pool *next;     /* in the registry of all pools (init.c) */
