@@ -374,6 +374,8 @@ struct lite_ws {
   bool steal;                           /* OWN: steal when the own block runs out */
   bool add_ok;                          /* DYNAMIC: the counter cannot overflow, so a plain
                                            fetch-and-add hands out chunks */
+  bool fast_add;                        /* DYNAMIC, add_ok and not ordered: the entry points
+                                           hand out chunks inline (lite_sched_next_dynamic) */
   unsigned nthreads;
   uint64_t count, chunk, start, incr, end;
   void *mem;                            /* GOMP_loop_start's shared scratch memory */

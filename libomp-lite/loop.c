@@ -3,15 +3,36 @@
    layer: the ring entry comes from work.c, the hand-out from sched/. */
 #include "loop_common.h"
 
-static bool next_long(struct lite_thread *thr, long *istart, long *iend)
+static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
+                                                      struct lite_ws *ws, long *istart,
+                                                      long *iend)
 {
-  struct lite_ws *ws = thr->ws;
   uint64_t lo, hi;
-  if (ws == NULL || !lite_sched_next(thr, ws, &lo, &hi))
+  if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
   *istart = (long)lite_iter_value(ws, lo);
   *iend = (long)lite_iter_bound(ws, hi);
   return true;
+}
+
+/* Monotonic dynamic loops inline, every other kind through a call (see lite_sched_next_dynamic):
+   the fast path then needs no stack frame. */
+static inline bool next_long(struct lite_thread *thr, long *istart, long *iend)
+{
+  struct lite_ws *ws = thr->ws;
+  uint64_t lo, hi;
+  if (ws == NULL)
+    return false;
+  switch (lite_sched_next_dynamic(ws, &lo, &hi)) {
+  case LITE_NEXT_NONE:
+    return false;
+  case LITE_NEXT_GOT:
+    *istart = (long)lite_iter_value(ws, lo);
+    *iend = (long)lite_iter_bound(ws, hi);
+    return true;
+  default:
+    return next_long_other(thr, ws, istart, iend);
+  }
 }
 
 /* Starts the loop (the first member sets it up), shares GOMP_loop_start's scratch memory, and

@@ -5,15 +5,34 @@
 
 typedef unsigned long long ull; /* gcc's gomp_ull */
 
-static bool next_ull(struct lite_thread *thr, ull *istart, ull *iend)
+static __attribute__((noinline)) bool next_ull_other(struct lite_thread *thr, struct lite_ws *ws,
+                                                     ull *istart, ull *iend)
 {
-  struct lite_ws *ws = thr->ws;
   uint64_t lo, hi;
-  if (ws == NULL || !lite_sched_next(thr, ws, &lo, &hi))
+  if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
   *istart = lite_iter_value(ws, lo);
   *iend = lite_iter_bound(ws, hi);
   return true;
+}
+
+/* As next_long in loop.c: monotonic dynamic loops inline, the others through a call. */
+static inline bool next_ull(struct lite_thread *thr, ull *istart, ull *iend)
+{
+  struct lite_ws *ws = thr->ws;
+  uint64_t lo, hi;
+  if (ws == NULL)
+    return false;
+  switch (lite_sched_next_dynamic(ws, &lo, &hi)) {
+  case LITE_NEXT_NONE:
+    return false;
+  case LITE_NEXT_GOT:
+    *istart = lite_iter_value(ws, lo);
+    *iend = lite_iter_bound(ws, hi);
+    return true;
+  default:
+    return next_ull_other(thr, ws, istart, iend);
+  }
 }
 
 static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end, ull incr,

@@ -134,6 +134,7 @@ void lite_sched_setup(struct lite_ws *ws, const struct lite_loop_request *req)
   if (ws->handout == LITE_HANDOUT_STATIC || ws->handout == LITE_HANDOUT_CYCLIC ||
       ws->handout == LITE_HANDOUT_OWN)
     reserve_ranges(ws);
+  ws->fast_add = ws->handout == LITE_HANDOUT_DYNAMIC && ws->add_ok && !ws->ordered;
 }
 
 /* ------------------------------------------------------------------------------- hand-out */

@@ -55,6 +55,25 @@ void lite_sched_setup(struct lite_ws *ws, const struct lite_loop_request *req);
 /* The calling member's next chunk [*lo, *hi), or false when the loop is exhausted for it. */
 bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, uint64_t *hi);
 
+/* The same for a monotonic dynamic loop, which asks once per chunk, inlined into the entry
+   points: one fetch-and-add. LITE_NEXT_OTHER when the loop is of another kind (or cancelled):
+   then ask lite_sched_next. Behind lite_sched_next, the call, the register saves and the switch
+   cost 8.6 ns a chunk on one thread against libgomp's 6.6 (20M chunks of one iteration). */
+enum lite_next { LITE_NEXT_NONE, LITE_NEXT_GOT, LITE_NEXT_OTHER };
+static inline enum lite_next lite_sched_next_dynamic(struct lite_ws *ws, uint64_t *lo,
+                                                     uint64_t *hi)
+{
+  if (!ws->fast_add || atomic_load_explicit(&ws->cancelled, memory_order_relaxed))
+    return LITE_NEXT_OTHER;
+  uint64_t chunk = ws->chunk, count = ws->count;
+  uint64_t start = atomic_fetch_add(&ws->next, chunk);
+  if (start >= count)
+    return LITE_NEXT_NONE;
+  *lo = start;
+  *hi = count - start < chunk ? count : start + chunk;
+  return LITE_NEXT_GOT;
+}
+
 /* The static block of member id of n: the first count % n members get one iteration more. */
 void lite_static_block(uint64_t count, unsigned n, unsigned id, uint64_t *lo, uint64_t *hi);
 
