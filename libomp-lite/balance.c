@@ -23,8 +23,12 @@
 #define BALANCE_MAX_MEMBERS 64
 #define BALANCE_CPUS 256
 /* The time after a move, or after a lopsided placement that could not be mended, before the
-   next one. In time, not in looks: a region can be as short as a few µs or as long as a run. */
+   next one. In time, not in looks: a region can be as short as a few µs or as long as a run.
+   Longer after other processes were seen: that look reads /proc (a file per thread of ours when
+   the kernel's count says some task is foreign, 50-100 µs at 16 threads), and such load often
+   lasts; not so long that a passing one keeps the team lopsided for many regions. */
 #define BALANCE_HOLD_NS 1000000
+#define BALANCE_FOREIGN_HOLD_NS 20000000
 
 _Atomic unsigned long lite_balance_moves;
 
@@ -89,9 +93,13 @@ void lite_team_balance(struct lite_pool *pool, unsigned nthreads)
   if (now < pool->balance_after_ns)
     return;
   pool->balance_after_ns = now + BALANCE_HOLD_NS;
+  if (lite_foreign_load(now)) {
+    pool->balance_after_ns = now + BALANCE_FOREIGN_HOLD_NS;
+    return;
+  }
   uint64_t allowed[BALANCE_CPUS / 64];
   struct lite_balance_move move;
-  if (lite_foreign_load(now) || !lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||
+  if (!lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||
       !lite_balance_plan(cpus, nthreads, allowed, &move))
     return;
   int tid = pool->slots[move.member]->tid; /* 0 would move the leader */
