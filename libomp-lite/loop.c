@@ -16,7 +16,9 @@ static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
 }
 
 /* Monotonic dynamic loops inline, every other kind through a call (see lite_sched_next_dynamic):
-   the fast path then needs no stack frame. */
+   the fast path then needs no stack frame. loop_ull.c has the same function for its types: one
+   shared helper returning the two values through pointers gave the entry points a frame again
+   (one thread, 20M one-iteration chunks: 7.9 ns a chunk against 6.9; libgomp 7.0). */
 static inline bool next_long(struct lite_thread *thr, long *istart, long *iend)
 {
   struct lite_ws *ws = thr->ws;
