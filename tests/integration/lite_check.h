@@ -165,6 +165,7 @@ static int lite_check_imports(void)
 
 /* Call first thing in main. sample: the address of an omp_ function the program calls, as the
    program sees it (through its GOT). */
+static void lite_check_runtime(const char *test_name, const void *sample) __attribute__((unused));
 static void lite_check_runtime(const char *test_name, const void *sample)
 {
     lite_test_name = test_name;

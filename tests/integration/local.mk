@@ -354,6 +354,32 @@ tests_integration_rpath_target_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_target_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_target_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+# dlclose: the host has no OpenMP of its own; its plugin, a shared object built by gcc -fopenmp,
+# lies next to it (in rpath/, linked against build/omp-lite).
+tests_integration_dlclose_SOURCES = tests/integration/dlclose.c tests/integration/lite_check.h
+tests_integration_dlclose_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_dlclose_CFLAGS = $(LITE_WARN_CFLAGS) -pthread
+tests_integration_dlclose_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_dlclose_DEPENDENCIES = tests/integration/dlclose_plugin.so
+
+tests_integration_rpath_dlclose_SOURCES = tests/integration/dlclose.c tests/integration/lite_check.h
+tests_integration_rpath_dlclose_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_dlclose_CFLAGS = $(LITE_WARN_CFLAGS) -pthread
+tests_integration_rpath_dlclose_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_dlclose_DEPENDENCIES = tests/integration/rpath/dlclose_plugin.so
+
+INTEG_PLUGIN_SRC = $(srcdir)/tests/integration/dlclose_plugin.c
+tests/integration/dlclose_plugin.so: $(INTEG_PLUGIN_SRC)
+	$(AM_V_CC)$(MKDIR_P) tests/integration && \
+	$(CC) $(INTEG_CPP_FLAGS) $(INTEG_C_FLAGS) -fPIC -shared -o $@ $(INTEG_PLUGIN_SRC) \
+	  $(INTEG_LINK_FLAGS)
+tests/integration/rpath/dlclose_plugin.so: $(INTEG_PLUGIN_SRC) $(INTEG_RPATH_DEPS)
+	$(AM_V_CC)$(MKDIR_P) tests/integration/rpath && \
+	$(CC) $(INTEG_CPP_FLAGS) $(INTEG_C_FLAGS) -fPIC -shared -o $@ $(INTEG_PLUGIN_SRC) \
+	  $(INTEG_RPATH_LINK_FLAGS)
+CLEANFILES += tests/integration/dlclose_plugin.so tests/integration/rpath/dlclose_plugin.so
+EXTRA_DIST += tests/integration/dlclose_plugin.c
+
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
 	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
@@ -372,7 +398,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/error_directive_f tests/integration/rpath/error_directive_f \
 	tests/integration/tasks tests/integration/rpath/tasks tests/integration/tasks_f \
 	tests/integration/rpath/tasks_f \
-	tests/integration/target tests/integration/rpath/target
+	tests/integration/target tests/integration/rpath/target \
+	tests/integration/dlclose tests/integration/rpath/dlclose
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -383,7 +410,8 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
-	tests/integration/error_directive tests/integration/tasks tests/integration/target
+	tests/integration/error_directive tests/integration/tasks tests/integration/target \
+	tests/integration/dlclose
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

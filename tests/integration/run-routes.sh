@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive tasks target"
+env_bad_values thread_limit error_directive tasks target dlclose"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -342,6 +342,16 @@ t_tasks() {
 # threads, a league size and a teams thread limit from the environment, OMP_TARGET_OFFLOAD and
 # OMP_DEFAULT_DEVICE. Under OMP_TARGET_OFFLOAD=mandatory the initial device (the default one) is
 # fine, but a construct for a device that does not exist stops the program, as in libgomp.
+t_dlclose() {
+    if lite_route; then
+        case_ok dlclose
+        case_ok OMP_WAIT_POLICY=active dlclose
+        case_ok OMP_WAIT_POLICY=passive dlclose
+    else
+        case_skip "dlclose: stock libgomp leaves its workers behind when it is unloaded (they crash)"
+    fi
+}
+
 t_target() {
     local n mode
     for n in 1 2 4; do
