@@ -184,7 +184,8 @@ struct lite_team {
   unsigned parent_id;          /* the encountering thread's number in that team */
   struct lite_pool *pool;      /* the workers; NULL for a team of one */
   struct lite_icv icv;         /* ICVs every implicit task of the region starts with */
-  /* The encountering thread's own state, put back when the region ends (its line only). */
+  /* The encountering thread's own state, put back when the region ends: on lines the workers
+     never read. */
   struct lite_icv saved_icv LITE_ALIGNED;
   unsigned saved_bar_epoch;
   unsigned saved_single_count;
@@ -207,7 +208,9 @@ struct lite_team {
   unsigned num_teams, team_num;   /* the teams region the encountering thread is in */
   struct lite_taskgroup *reduction_group; /* parallel reduction(task, ...): every implicit
                                              task's taskgroup, NULL if none */
-  struct lite_task leader_task;   /* the implicit task of thread 0 in this region */
+  /* The implicit task of thread 0 in this region, written at every fork: on lines of its own,
+     like saved_task. */
+  struct lite_task leader_task LITE_ALIGNED;
   struct lite_tasks tasks LITE_ALIGNED; /* the explicit tasks of the region (task.c) */
 };
 
