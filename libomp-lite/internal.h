@@ -200,7 +200,10 @@ struct lite_team {
   struct lite_task *saved_task;
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
   void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
-  _Atomic bool cancelled;      /* the parallel region was cancelled */
+  /* A new line: every single construct moves the ticket's line between the members, and a
+     member waiting in a barrier of two polls cancelled. Apart, syncbench at 2 threads (10
+     interleaved runs) read single 0.695 -> 0.574 us and barrier 0.540 -> 0.493. */
+  _Atomic bool cancelled LITE_ALIGNED; /* the parallel region was cancelled */
   _Atomic uint32_t static_cancel; /* a loop gcc split inline (no ws) was cancelled: the epoch
                                      of the barrier that ends it, + 1 */
   struct lite_ws *ring;        /* worksharing constructs in flight (work.c) */
