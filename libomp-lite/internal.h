@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define LITE_CACHE_LINE 64
@@ -216,6 +217,18 @@ struct lite_team {
   struct lite_task leader_task LITE_ALIGNED;
   struct lite_tasks tasks LITE_ALIGNED; /* the explicit tasks of the region (task.c) */
 };
+
+/* The leader writes its saved state and leader_task at every fork; the workers read the first
+   line and the cancelled line as they start, and poll cancelled in barriers; single constructs
+   move the ticket's line. Keep them apart (each costs a transfer per region when shared). */
+#define LITE_TEAM_LINE(field) (offsetof(struct lite_team, field) / LITE_CACHE_LINE)
+_Static_assert(LITE_TEAM_LINE(saved_icv) > LITE_TEAM_LINE(icv) &&
+                   LITE_TEAM_LINE(saved_task) < LITE_TEAM_LINE(single_ticket),
+               "the leader's saved state is on lines of its own");
+_Static_assert(LITE_TEAM_LINE(single_ticket) < LITE_TEAM_LINE(cancelled),
+               "the single ticket's line is apart from cancelled");
+_Static_assert(LITE_TEAM_LINE(reduction_group) < LITE_TEAM_LINE(leader_task),
+               "leader_task is on lines of its own");
 
 /* The most threads one team may have: a num_threads clause or ICV above it is clamped (with a
    warning), so that a typo such as 100000 cannot exhaust memory before pthread_create fails. */
