@@ -194,10 +194,10 @@ struct lite_team {
   struct lite_ws *saved_ws;
   uint64_t saved_chunk_lo;
   uint64_t saved_chunk_hi;
-  /* The encountering thread's task. Not on the line below: save_state writes it at every fork,
-     and the workers read that line as they start (num_teams, reduction_group). Sharing it cost
-     each worker one more cache-line transfer per region: parallel at 2 threads read 0.727 us
-     with it there and 0.553 here (interleaved syncbench runs, medians of 8). */
+  /* The encountering thread's task. Here, not beside num_teams and reduction_group below:
+     save_state writes it at every fork, and the workers read those as they start. Sharing their
+     line cost each worker one more cache-line transfer per region: parallel at 2 threads read
+     0.727 us with it there and 0.553 here (interleaved syncbench runs, medians of 8). */
   struct lite_task *saved_task;
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
   void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
