@@ -5,9 +5,16 @@
    loop is short and balanced (site.c), that is all: no atomic operation, one call. Otherwise
    each block has a small lock, taken by its owner per chunk (uncontended: the line stays in the
    owner's cache) and by thieves: a member whose block is empty takes the back half of the
-   remaining iterations of the nearest member that has some (neighbours by thread number until
+   remaining chunks of the nearest member that has some (neighbours by thread number until
    the affinity module provides a topology order), and works through it the same way, so a big
-   victim is split among several thieves instead of being serialised on. */
+   victim is split among several thieves instead of being serialised on.
+
+   Ranges count chunks, not iterations: chunk c is iterations [c * chunk, (c + 1) * chunk), the
+   last one cut at the loop's end. A schedule(dynamic, k) loop must run every k consecutive
+   iterations from the start on one thread (OpenMP 5.2, the schedule clause; programs rely on
+   it, for example with a chunk as large as the loop so that one thread runs it all), and a
+   guided chunk may not be smaller than k unless it holds the last iteration. Blocks, takes and
+   steals in whole chunks give both; with the default chunk of 1 nothing changes. */
 #include "sched_internal.h"
 
 static void range_lock(struct lite_range *range)
@@ -31,15 +38,29 @@ static void range_unlock(struct lite_range *range)
   atomic_store_explicit(&range->lock, 0, memory_order_release);
 }
 
-/* A range not yet touched in this loop holds its member's static block. */
+static uint64_t chunk_count(const struct lite_ws *ws)
+{
+  return ws->count / ws->chunk + (ws->count % ws->chunk != 0);
+}
+
+/* A range not yet touched in this loop holds its member's static block of chunks. */
 static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned id)
 {
   uint32_t ticket = atomic_load_explicit(&ws->ticket, memory_order_relaxed);
   if (range->tag != ticket) {
     range->tag = ticket;
     range->next_chunk = 0; /* OWN: 1 once its member took the loop's final chunk */
-    lite_static_block(ws->count, ws->nthreads, id, &range->lo, &range->hi);
+    lite_static_block(chunk_count(ws), ws->nthreads, id, &range->lo, &range->hi);
   }
+}
+
+/* The iterations of chunks [clo, chi): no product can overflow, since every chunk but the last
+   starts below count. */
+static void chunk_iterations(const struct lite_ws *ws, uint64_t clo, uint64_t chi, uint64_t *lo,
+                             uint64_t *hi)
+{
+  *lo = clo * ws->chunk;
+  *hi = chi == chunk_count(ws) ? ws->count : chi * ws->chunk;
 }
 
 /* Takes the next chunks from the front of a range (the caller owns or has locked it).
@@ -48,26 +69,23 @@ static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned
    from one that asked for them one by one (nonmonotonic schedules promise no order), and each
    request saved is a call and, when the loop steals, a lock. Without stealing nobody else can
    take from the range, so it all goes at once. With stealing, a dynamic loop takes an eighth of
-   what is left (never under the chunk size): thieves still find seven eighths to share when
+   what is left (never less than a chunk): thieves still find seven eighths to share when
    they come, the take shrinks towards the end, and the locks per member fall from one per
-   chunk to about 8 ln(block / chunk). Guided takes about half of what this member has left,
-   which tracks the unassigned iterations divided by the team size while the blocks are even. */
+   chunk to about 8 ln(block). Guided takes about half of what this member has left, which
+   tracks the unassigned iterations divided by the team size while the blocks are even. */
 static bool take_front(struct lite_ws *ws, struct lite_range *range, uint64_t *lo, uint64_t *hi)
 {
   uint64_t left = range->hi - range->lo;
   if (range->lo >= range->hi)
     return false;
   uint64_t share = !ws->steal ? left : ws->guided ? left / 2 + (left & 1) : left / 8;
-  uint64_t size = share > ws->chunk ? share : ws->chunk;
-  if (size > left)
-    size = left;
-  *lo = range->lo;
-  *hi = range->lo + size;
+  uint64_t size = share > 1 ? share : 1;
+  chunk_iterations(ws, range->lo, range->lo + size, lo, hi);
   range->lo += size;
   return true;
 }
 
-/* Moves the back half of a victim's remaining iterations into the thief's range. */
+/* Moves the back half of a victim's remaining chunks into the thief's range. */
 static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *mine)
 {
   struct lite_range *range = &ws->ranges[victim];

@@ -9,6 +9,13 @@
      random      per-iteration costs from a seeded PRNG (heavy tailed), under nonmonotonic
                  dynamic and guided, runtime (auto) and monotonic dynamic schedules, many runs
                  at each call site, every iteration exactly once each run
+     chunks      the chunk sizes of nonmonotonic and monotonic dynamic and guided loops (chunk
+                 size a variable: 1, 3, 7, 64, the whole loop, more than the loop) under the
+                 random costs, stealing included: with schedule(dynamic, k) every k consecutive
+                 iterations from the first run on one thread, one after the other; with
+                 schedule(guided, k) no thread runs fewer than k consecutive iterations in a
+                 row except where they end the loop (OpenMP 5.2, the schedule clause); long
+                 and unsigned long long loops, and schedule(runtime) set by omp_set_schedule
      tiny        tiny loops (TINY_N iterations, variable bounds) in many regions, the way a
                  runtime may run them on one thread without the team: mixed in each region with
                  nowait, with a larger loop, a single and a schedule(runtime) loop of the same
@@ -103,6 +110,128 @@ static void random_monotonic(long n)
     }
 }
 
+/* Heavy-tailed costs: mostly cheap, some 100x, a few 1000x, clustered in runs. */
+static void make_costs(long n, uint64_t seed)
+{
+    uint64_t rng = seed;
+    for (long i = 0; i < n; i++) {
+        uint64_t r = ws_rand_next(&rng);
+        unsigned c = (unsigned)(r % 20);
+        if (r % 97 == 0)
+            c = 20000 + (unsigned)(r % 10000);
+        else if (r % 13 == 0)
+            c = 2000;
+        if ((i / 64) % 5 == (long)(seed % 5))
+            c *= 4; /* a costly stretch, in a different block each seed */
+        cost[i] = c;
+    }
+}
+
+/* The chunks mode: for each iteration, the thread that ran it and the iteration that thread ran
+   just before it in the same loop (-1: none). A thread's iterations in a row, i, i+1, ..., are
+   one chunk or several adjacent ones; a jump starts another. */
+static int owner[MAXN];
+static long before[MAXN];
+static long last_run[WS_MAXT];
+
+static void chunk_see(long i)
+{
+    int t = omp_get_thread_num();
+    owner[i] = t;
+    before[i] = t < WS_MAXT ? last_run[t] : -2;
+    if (t < WS_MAXT)
+        last_run[t] = i;
+}
+
+#define CHUNK_LOOP(name, ...)                                                                      \
+    static void name(long n, long k)                                                               \
+    {                                                                                              \
+        WS_PRAGMA(omp for __VA_ARGS__)                                                             \
+        for (long i = 0; i < n; i++) {                                                             \
+            ws_hit(hits, i);                                                                       \
+            chunk_see(i);                                                                          \
+            ws_work(cost[i]);                                                                      \
+        }                                                                                          \
+    }
+CHUNK_LOOP(chunk_dynamic, schedule(dynamic, k))
+CHUNK_LOOP(chunk_nm_dynamic, schedule(nonmonotonic: dynamic, k))
+CHUNK_LOOP(chunk_m_dynamic, schedule(monotonic: dynamic, k))
+CHUNK_LOOP(chunk_guided, schedule(guided, k))
+CHUNK_LOOP(chunk_m_guided, schedule(monotonic: guided, k))
+CHUNK_LOOP(chunk_runtime, schedule(runtime))
+
+/* unsigned long long iterations far from 0, stepping down: GOMP_loop_ull_* */
+static void chunk_ull_dynamic(long n, long k)
+{
+    const unsigned long long top = ~0ULL - 5;
+#pragma omp for schedule(dynamic, k)
+    for (unsigned long long u = top; u > top - (unsigned long long)n; u--) {
+        long i = (long)(top - u);
+        ws_hit(hits, i);
+        chunk_see(i);
+        ws_work(cost[i]);
+    }
+}
+
+typedef void chunk_fn(long n, long k);
+
+/* One run of a loop in a region of its own, then the checks. guided: chunks may be longer than
+   k and need not start at multiples of k, but never hold fewer than k iterations, except the
+   one with the loop's last iteration. */
+static void chunk_run(chunk_fn *fn, const char *name, bool guided, long n, long k, int run)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s, %ld iterations, chunk %ld, run %d", name, n, k, run);
+    for (int t = 0; t < WS_MAXT; t++)
+        last_run[t] = -1;
+#pragma omp parallel
+    fn(n, k);
+    ws_expect_hits(hits, n, 1, what);
+    long run_start = 0;
+    for (long i = 0; i < n; i++) {
+        bool starts = i == 0 || before[i] != i - 1 || owner[i - 1] != owner[i];
+        if (!guided) {
+            LITE_EXPECT(!starts || i % k == 0,
+                        "%s: thread %d started at iteration %ld, inside the chunk at %ld "
+                        "(thread %d ran %ld just before)",
+                        what, owner[i], i, i / k * k, owner[i], before[i]);
+            continue;
+        }
+        if (starts && i > 0)
+            LITE_EXPECT(i - run_start >= k,
+                        "%s: thread %d ran only iterations %ld..%ld in a row, fewer than the "
+                        "chunk size", what, owner[i - 1], run_start, i - 1);
+        if (starts)
+            run_start = i;
+    }
+}
+
+static void chunks_mode(void)
+{
+    static const long ns[] = { RND_N, 1, 5, 64, 300 };
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        long n = ns[seed % 5];
+        const long ks[] = { 1, 3, 7, 64, n, n + 5 };
+        make_costs(n, seed);
+        for (int j = 0; j < (int)(sizeof ks / sizeof ks[0]); j++) {
+            long k = ks[j];
+            /* repeated runs at each call site, so that the statistics switch stealing on */
+            for (int r = 0; r < 4; r++) {
+                chunk_run(chunk_dynamic, "dynamic", false, n, k, r);
+                chunk_run(chunk_nm_dynamic, "nonmonotonic:dynamic", false, n, k, r);
+                chunk_run(chunk_m_dynamic, "monotonic:dynamic", false, n, k, r);
+                chunk_run(chunk_ull_dynamic, "dynamic (unsigned long long)", false, n, k, r);
+                chunk_run(chunk_guided, "guided", true, n, k, r);
+                chunk_run(chunk_m_guided, "monotonic:guided", true, n, k, r);
+                omp_set_schedule(omp_sched_dynamic, (int)k);
+                chunk_run(chunk_runtime, "runtime (dynamic)", false, n, k, r);
+                omp_set_schedule(omp_sched_guided, (int)k);
+                chunk_run(chunk_runtime, "runtime (guided)", true, n, k, r);
+            }
+        }
+    }
+}
+
 static int tiny_hits[3][TINY_N];
 static int tiny_owner[TINY_N];
 static int single_runs;
@@ -182,23 +311,6 @@ static bool nested_tiny_regions(long n, int runs)
     return bad == 0;
 }
 
-/* Heavy-tailed costs: mostly cheap, some 100x, a few 1000x, clustered in runs. */
-static void make_costs(long n, uint64_t seed)
-{
-    uint64_t rng = seed;
-    for (long i = 0; i < n; i++) {
-        uint64_t r = ws_rand_next(&rng);
-        unsigned c = (unsigned)(r % 20);
-        if (r % 97 == 0)
-            c = 20000 + (unsigned)(r % 10000);
-        else if (r % 13 == 0)
-            c = 2000;
-        if ((i / 64) % 5 == (long)(seed % 5))
-            c *= 4; /* a costly stretch, in a different block each seed */
-        cost[i] = c;
-    }
-}
-
 int main(int argc, char **argv)
 {
     LITE_CHECK("ws_steal");
@@ -242,6 +354,8 @@ int main(int argc, char **argv)
                 ws_expect_hits(hits, n, 14, what);
             }
         }
+    } else if (strcmp(mode, "chunks") == 0) {
+        chunks_mode();
     } else if (strcmp(mode, "tiny") == 0) {
         long n = TINY_N; /* a variable: gcc calls GOMP_loop_*_start, not GOMP_parallel_loop_* */
         for (int r = 0; r < TINY_RUNS; r++)
@@ -267,7 +381,8 @@ int main(int argc, char **argv)
             exit(1);
         }
     } else {
-        fprintf(stderr, "usage: ws_steal imbalanced|balanced|balanced-inregion|random|tiny\n");
+        fprintf(stderr,
+                "usage: ws_steal imbalanced|balanced|balanced-inregion|random|chunks|tiny\n");
         return 2;
     }
     ws_note("%s: PASS (%d threads)", mode, omp_get_max_threads());
