@@ -1,15 +1,19 @@
 #!/bin/bash
 # fetch-testsuite.sh: puts GCC 12's libgomp testsuite where run-testsuite.py reads it.
 #
-# The tests come from Debian's gcc-12 source package, fetched with apt (a deb-src entry is added
-# that reuses the URIs and suites of the machine's Debian apt source). Only what the tests need is
-# kept: libgomp/testsuite/, libgomp/libgomp_g.h (included by tests that call GOMP_* directly) and
-# include/gomp-constants.h. The result is cached, so later runs skip the 87 MB download.
+# The tests come from Debian's gcc-12 source package, fetched with apt (tests/deb-src.sh adds a
+# deb-src entry that reuses the URIs and suites of the machine's Debian apt source). Only what the
+# tests need is kept: libgomp/testsuite/, libgomp/libgomp_g.h (included by tests that call GOMP_*
+# directly) and include/gomp-constants.h. The result is cached, so later runs skip the 87 MB
+# download.
 #
 # usage: fetch-testsuite.sh [CACHE_DIR]     prints the testsuite's root directory
 # Environment: OMPLITE_GCC_TESTSUITE  use this libgomp/testsuite checkout instead (nothing fetched)
 #              OMPLITE_CACHE_DIR      cache directory (default ${XDG_CACHE_HOME:-~/.cache}/libomp-lite)
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# ensure_deb_src: apt-get source needs a deb-src entry (shared with the LLVM testsuite's fetch).
+. "$here/../deb-src.sh"
 
 if [ -n "${OMPLITE_GCC_TESTSUITE:-}" ]; then
     [ -d "$OMPLITE_GCC_TESTSUITE/libgomp.c" ] || {
@@ -31,39 +35,6 @@ if [ -f "$dest/.complete" ]; then
 fi
 
 say() { echo "fetch-testsuite.sh: $*" >&2; }
-
-# apt needs a deb-src line. Reuse the URIs and suites of the Debian source the machine already
-# has (deb822 .sources files first, then one-line sources.list entries).
-ensure_deb_src() {
-    if apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q '^Sources$'; then
-        return 0
-    fi
-    [ "$(id -u)" = 0 ] || { say "no deb-src entry, and adding one needs root"; return 1; }
-    local out=/etc/apt/sources.list.d/libomp-lite-deb-src.sources uris= suites=
-    local f
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] || continue
-        # The first stanza whose URIs point at Debian's main archive (not the security one).
-        uris=$(awk 'tolower($1)=="uris:" && $2 ~ /debian\/?$/ && $2 !~ /security/ {print $2; exit}' "$f")
-        suites=$(awk -v u="$uris" 'tolower($1)=="uris:" {cur=$2}
-                 tolower($1)=="suites:" && cur==u {$1=""; sub(/^ +/, ""); print; exit}' "$f")
-        [ -n "$uris" ] && break
-    done
-    if [ -z "$uris" ] && [ -f /etc/apt/sources.list ]; then
-        uris=$(awk '$1=="deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list)
-        suites=$(awk -v u="$uris" '$1=="deb" && $2==u {print $3}' /etc/apt/sources.list | sort -u | tr '\n' ' ')
-    fi
-    [ -n "$uris" ] && [ -n "$suites" ] || { say "found no Debian apt source to copy"; return 1; }
-    say "adding $out (deb-src $uris $suites)"
-    cat > "$out" <<SRC
-Types: deb-src
-URIs: $uris
-Suites: $suites
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    apt-get update -q >&2
-}
 
 ensure_deb_src || exit 1
 mkdir -p "$cache"

@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Runs LLVM 14's OpenMP runtime testsuite (openmp/runtime/test) on stock libgomp and on
+libomp-lite, side by side.
+
+Every *.c and *.cpp test is read the way LLVM's lit reads it: its `RUN:` lines (a trailing `\\`
+continues one), and its `REQUIRES:`, `UNSUPPORTED:` and `XFAIL:` lists, judged against what this
+machine offers with gcc 12 on x86-64 Linux. A test that is unsupported here, needs something we do
+not have, or is expected to fail with gcc is skipped. The substitutions of the suite's lit.cfg
+are mapped onto the stock gcc and g++ (`-fopenmp -I <suite> ... -lm -latomic`, no -O, as lit
+passes none).
+
+The compile steps of a test's RUN lines run once, each distinct command into its own binary. Its
+run steps then run on stock libgomp and on libomp-lite (LD_PRELOAD, given to the test program
+only, never to FileCheck or the other tools of a pipeline) at the default team size and at
+OMP_NUM_THREADS=1 and 4 (an `env OMP_NUM_THREADS=...` inside a RUN line still wins), each program
+run under a time limit. A test passes on a runtime when all its run steps exit 0 at every team
+size. The expected passes are the tests stock libgomp passes in the same run; a test that passes
+there and fails on libomp-lite is a failure, unless known-failures.txt lists it: as not
+implemented yet (and the run stopped on libomp-lite's own "does not implement ... yet" message),
+or as differing from libgomp by design (whatever the output).
+
+The output ends with the line "N passed, M failed": N tests pass on both runtimes, M pass on stock
+libgomp and fail on libomp-lite without being known failures. The exit status is 1 when M > 0.
+"""
+
+import argparse
+import concurrent.futures
+import hashlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+RUNTIMES = ("libgomp", "lite")
+# None: the runtime's own default (the CPUs this process may use); 1: teams of one take their
+# own paths; 4: more threads than a small machine has cores, so members get preempted mid-loop.
+THREAD_COUNTS = (None, 1, 4)
+# libomp-lite's message when a program reaches something it does not implement yet.
+UNSUPPORTED_RE = re.compile(r"libomp-lite \S+ does not implement (.+?) yet")
+# The second field of a known-failures.txt line for a test that differs from libgomp by design.
+BY_DESIGN = "by design"
+# lit's own library flags for this suite: -lm, and -latomic, which lit's CMake adds when the
+# compiler's atomics need libatomic, as gcc's do (libgcc does not provide __atomic_load_1).
+LIBS = "-lm -latomic"
+
+
+# ---- Directives ------------------------------------------------------------------------------
+
+def read_directives(path):
+    """A test's RUN commands (continuations joined, as lit joins them: the `\\` dropped, the next
+    line's text appended) and its REQUIRES, UNSUPPORTED and XFAIL items."""
+    runs = []
+    lists = {"REQUIRES": [], "UNSUPPORTED": [], "XFAIL": []}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"(RUN|REQUIRES|UNSUPPORTED|XFAIL):(.*)$", line)
+            if not m:
+                continue
+            key, body = m.group(1), m.group(2).rstrip()
+            if key != "RUN":
+                lists[key] += [item.strip() for item in body.split(",") if item.strip()]
+            elif runs and runs[-1].endswith("\\"):
+                runs[-1] = runs[-1][:-1] + body
+            else:
+                runs.append(body)
+    return [r.strip() for r in runs if r.strip()], lists
+
+
+def feature_expr(text, features):
+    """Evaluates one lit feature expression (`a && !(b || c)`); `*` matches everything."""
+    tokens = re.findall(r"&&|\|\||[!()]|[^\s&|!()]+", text)
+    pos = 0
+
+    def primary():
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok == "!":
+            return not primary()
+        if tok == "(":
+            value = disjunction()
+            pos += 1  # the closing parenthesis
+            return value
+        return tok == "*" or tok in features
+
+    def conjunction():
+        nonlocal pos
+        value = primary()
+        while pos < len(tokens) and tokens[pos] == "&&":
+            pos += 1
+            value = primary() and value
+        return value
+
+    def disjunction():
+        nonlocal pos
+        value = conjunction()
+        while pos < len(tokens) and tokens[pos] == "||":
+            pos += 1
+            value = conjunction() or value
+        return value
+
+    return disjunction() if tokens else False
+
+
+def machine_features():
+    """What REQUIRES, UNSUPPORTED and XFAIL are judged against: the names lit's CMake gives the
+    compiler (gcc, gcc-12, gcc-12.2, gcc-12.2.0), and those lit.cfg adds on Linux: linux,
+    affinity (libgomp binds threads to places there) and multicpu (more than one CPU). The
+    suite also writes `gnu` for the GNU compiler, which lit never defines; it is added so that
+    those tests are left out as their authors meant. Not here: ompt (neither libgomp 12 nor
+    libomp-lite has the OMPT tool interface), hwloc (a build option of LLVM's libomp), other
+    systems and compilers."""
+    version = subprocess.run(["gcc", "-dumpfullversion"], stdout=subprocess.PIPE,
+                             text=True).stdout.strip() or "12"
+    parts = version.split(".")
+    features = {"gcc", "gnu", "linux", "affinity"}
+    features |= {"gcc-" + ".".join(parts[:n]) for n in range(1, len(parts) + 1)}
+    if (os.cpu_count() or 1) > 1:
+        features.add("multicpu")
+    return features
+
+
+# ---- Substitutions -----------------------------------------------------------------------------
+
+def split_and(text):
+    """Splits a shell command at its top-level `&&` (outside quotes)."""
+    parts, start, quote, i = [], 0, None, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif text.startswith("&&", i):
+            parts.append(text[start:i].strip())
+            start = i + 2
+            i += 1
+        i += 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+# The compile-and-run forms are a compile step and a run step (lit.cfg defines them that way).
+COMPILE_AND_RUN = [("%libomp-compile-and-run", "%libomp-compile && %libomp-run"),
+                   ("%libomp-c99-compile-and-run", "%libomp-c99-compile && %libomp-run"),
+                   ("%libomp-cxx-compile-and-run", "%libomp-cxx-compile && %libomp-run")]
+# A step that starts with one of these compiles; any other step runs.
+COMPILE_START = re.compile(r"%libomp-(cxx-compile-c|cxx-compile|c99-compile|compile)\b|%clang")
+
+
+class Tools:
+    """The programs and flags the substitutions name."""
+
+    def __init__(self, root, filecheck, lite):
+        self.root, self.filecheck, self.lite = root, filecheck, lite
+        self.not_tool = os.path.join(os.path.dirname(filecheck), "not")
+
+    def substitute(self, text, test, binary, runtime=None):
+        """lit.cfg's substitutions, then lit's own, one pass each in lit's order, which puts
+        the longer names first (%clangXX before %clang, %sort-threads before %s). %libomp-run
+        starts the program on the given runtime."""
+        q = shlex.quote
+        program = q(binary)
+        if runtime == "lite":
+            program = "env LD_PRELOAD=%s %s" % (q(self.lite), program)
+        subs = [
+            ("%libomp-cxx-compile-c",
+             "%clangXX %openmp_flags %flags -std=c++14 -x c++ %s -o %t " + LIBS),
+            ("%libomp-cxx-compile", "%clangXX %openmp_flags %flags -std=c++14 %s -o %t " + LIBS),
+            ("%libomp-compile", "%clang %openmp_flags %flags %s -o %t " + LIBS),
+            ("%libomp-c99-compile", "%clang %openmp_flags %flags -std=c99 %s -o %t " + LIBS),
+            ("%libomp-run", program),
+            ("%clangXX", "g++"),
+            ("%clang", "gcc"),
+            ("%openmp_flags", "-fopenmp"),
+            # gcc's own omp.h is the one that matches the runtimes under test.
+            ("%flags-use-compiler-omp-h", "-I " + q(self.root)),
+            ("%flags", "-I " + q(self.root)),
+            ("%python", q(sys.executable)),
+            ("%not", q(self.not_tool)),
+            ("FileCheck", q(self.filecheck)),
+            ("%sort-threads", "sort -n -s"),
+            ("%s", q(test.path)),
+            ("%S", q(os.path.dirname(test.path))),
+            ("%p", q(os.path.dirname(test.path))),
+            ("%t", q(binary)),
+            ("%T", q(os.path.dirname(binary))),
+        ]
+        for name, value in subs:
+            text = text.replace(name, value)
+        return text
+
+
+# ---- One test ----------------------------------------------------------------------------------
+
+class Test:
+    """A test's plan: its compile commands (each distinct one once, into its own binary) and its
+    run steps, each tied to the binary the compile steps before it left in %t."""
+
+    def __init__(self, root, rel, features, tools, workdir):
+        self.id, self.path = rel, os.path.join(root, rel)
+        self.workdir = os.path.join(workdir, re.sub(r"[^\w.+-]+", "_", rel))
+        self.skip = None
+        self.compiles = []  # (binary, shell command)
+        self.steps = []     # ({runtime: shell command}, the step as the test wrote it)
+        runs, lists = read_directives(self.path)
+        for item in lists["UNSUPPORTED"]:
+            if self.skip is None and feature_expr(item, features):
+                self.skip = "UNSUPPORTED: " + item
+        for item in lists["REQUIRES"]:
+            if self.skip is None and not feature_expr(item, features):
+                self.skip = "REQUIRES: " + item
+        # A test expected to fail with gcc says nothing about the runtime it runs on.
+        for item in lists["XFAIL"]:
+            if self.skip is None and feature_expr(item, features):
+                self.skip = "XFAIL: " + item
+        if not runs and self.skip is None:
+            self.skip = "no RUN line"
+        if self.skip is None:
+            self.plan(runs, tools)
+
+    def plan(self, runs, tools):
+        variants = {}  # compile step as written -> binary
+        binary = os.path.join(self.workdir, "t")
+        for line in runs:
+            for name, value in COMPILE_AND_RUN:
+                line = line.replace(name, value)
+            for step in split_and(line):
+                if COMPILE_START.match(step):
+                    if step not in variants:
+                        variants[step] = os.path.join(
+                            self.workdir, "t" + (".%d" % len(variants) if variants else ""))
+                        self.compiles.append((variants[step], tools.substitute(
+                            step, self, variants[step])))
+                    binary = variants[step]
+                elif COMPILE_START.search(step) or "||" in step or ";" in step:
+                    self.skip = "RUN line this runner does not take apart: " + line
+                    return
+                else:
+                    self.steps.append(({r: tools.substitute(step, self, binary, r)
+                                        for r in RUNTIMES}, step))
+        if not self.steps:
+            self.skip = "compiles only"
+
+
+def discover(root, features, tools, workdir):
+    """The tests, as lit finds them: every .c and .cpp file under the suite's root."""
+    tests = []
+    for dirpath, dirnames, names in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith((".c", ".cpp")):
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                tests.append(Test(root, rel, features, tools, workdir))
+    return sorted(tests, key=lambda t: t.id)
+
+
+# ---- Compiling and running ---------------------------------------------------------------------
+
+def compile_test(test):
+    """Runs a test's compile commands in its own directory. A binary built by the same command
+    from an unchanged source is reused. Returns (ok, the failing command's output)."""
+    os.makedirs(test.workdir, exist_ok=True)
+    for binary, cmd in test.compiles:
+        stamp = binary + ".command"
+        key = hashlib.sha1(cmd.encode()).hexdigest()
+        if os.path.exists(binary) and os.path.exists(stamp):
+            with open(stamp) as f:
+                fresh = f.read() == key
+            if fresh and os.path.getmtime(binary) >= os.path.getmtime(test.path):
+                continue
+        if os.path.exists(binary):
+            os.unlink(binary)
+        proc = subprocess.run(["bash", "-c", cmd], cwd=test.workdir, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace")
+        if proc.returncode != 0 or not os.path.exists(binary):
+            return False, "$ %s\n%s" % (cmd, proc.stdout)
+        with open(stamp, "w") as f:
+            f.write(key)
+    return True, ""
+
+
+def run_step(command, cwd, threads, base_env, timeout):
+    """Runs one step through bash (pipefail, as lit runs its pipelines); returns (passed, reason,
+    output)."""
+    env = dict(base_env)
+    if threads is not None:
+        env["OMP_NUM_THREADS"] = str(threads)
+    proc = subprocess.Popen(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        raw, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raw, _ = proc.communicate()
+        return False, "timed out after %.0f s" % timeout, raw.decode(errors="replace")
+    code = proc.returncode
+    if code == 0:
+        return True, "", raw.decode(errors="replace")
+    why = "killed by signal %d" % -code if code < 0 else "exit status %d" % code
+    return False, why, raw.decode(errors="replace")
+
+
+def run_all_steps(test, runtime, threads, base_env, timeout):
+    """A test's run steps in order at one team size, stopping at the first that fails (lit's
+    `&&`). Returns (passed, reason, output, the failing step: as the test wrote it, as run)."""
+    for commands, written in test.steps:
+        ok, why, out = run_step(commands[runtime], test.workdir, threads, base_env, timeout)
+        if not ok:
+            return False, why, out, (written, commands[runtime])
+    return True, "", "", None
+
+
+def stopped_on(output):
+    """What libomp-lite said it does not implement: the last such message, the one that stopped
+    the program (a warning about thread binding may come before it)."""
+    found = UNSUPPORTED_RE.findall(output)
+    return found[-1] if found else None
+
+
+def team(threads):
+    return "the default team size" if threads is None else "%d threads" % threads
+
+
+# ---- Known failures ----------------------------------------------------------------------------
+
+def read_known(path):
+    """known-failures.txt: `TEST | WHAT | WHY`, where WHAT is what libomp-lite stops on or
+    `by design`; an indented line continues the previous line's WHY; # starts a comment."""
+    known, last = {}, None
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            text = line.split("#", 1)[0].rstrip()
+            if not text.strip():
+                continue
+            if text[0].isspace() and last:
+                what, why = known[last]
+                known[last] = (what, (why + " " + text.strip()).strip())
+                continue
+            parts = [p.strip() for p in text.split("|")]
+            if len(parts) != 3:
+                sys.exit("%s:%d: bad line: %s" % (path, number, text))
+            last = parts[0]
+            known[last] = (parts[1], parts[2])
+    return known
+
+
+# ---- Main --------------------------------------------------------------------------------------
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--testsuite", required=True, help="openmp/runtime/test directory")
+    ap.add_argument("--lite", required=True, help="libomp-lite.so.0 to preload")
+    ap.add_argument("--workdir", required=True, help="where binaries are built and kept")
+    ap.add_argument("--filecheck", default="/usr/lib/llvm-14/bin/FileCheck")
+    ap.add_argument("--known", default=os.path.join(here, "known-failures.txt"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program run")
+    ap.add_argument("--filter", default="", help="only tests whose path contains this")
+    args = ap.parse_args()
+
+    root = os.path.abspath(args.testsuite)
+    lite = os.path.abspath(args.lite)
+    workdir = os.path.abspath(args.workdir)
+    tools = Tools(root, args.filecheck, lite)
+    features = machine_features()
+    tests = [t for t in discover(root, features, tools, workdir) if args.filter in t.id]
+    known = read_known(args.known)
+    base_env = {k: v for k, v in os.environ.items()
+                if not k.startswith(("OMP_", "GOMP_", "KMP_", "OMPLITE_", "LIBOMP_LITE_"))
+                and k != "LD_PRELOAD"}
+
+    runnable = [t for t in tests if t.skip is None]
+    print("LLVM OpenMP runtime testsuite: %d tests, %d run here (%d skipped: OMPT, other "
+          "compilers, XFAIL with gcc)" % (len(tests), len(runnable), len(tests) - len(runnable)))
+    print("features: %s" % " ".join(sorted(features)))
+    skipped = {}
+    for test in tests:
+        if test.skip:
+            skipped.setdefault(test.skip, []).append(test.id)
+    for why, ids in sorted(skipped.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        print("    skipped %3d, %s: %s" % (len(ids), why, ", ".join(ids) if len(ids) <= 4
+                                          else "%s ... %s" % (ids[0], ids[-1])))
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        built = dict(zip([t.id for t in runnable], pool.map(compile_test, runnable)))
+    compiled = [t for t in runnable if built[t.id][0]]
+    for t in runnable:
+        if not built[t.id][0]:
+            # Most call LLVM's own entry points (__kmpc_*, kmp_*), which libgomp does not have.
+            lines = built[t.id][1].strip().splitlines()
+            first = next((l for l in lines if re.search(r"error|undefined reference", l)),
+                         lines[-1] if lines else "")
+            print("    does not compile: %s\n        | %s" % (t.id, first.strip()[:160]))
+    print("compiled %d of %d in %.0f s (%d do not compile with the stock compiler here)"
+          % (len(compiled), len(runnable), time.monotonic() - started,
+             len(runnable) - len(compiled)))
+    if not compiled:
+        print("nothing compiled: are gcc-12 and g++-12 installed?")
+        print("0 passed, 1 failed")
+        return 1
+    # The preload route must really put libomp-lite in charge; prove it once with a real test.
+    probe_test = next((t for t in compiled if t.id.startswith("parallel/")), compiled[0])
+    probe_env = dict(base_env, OMP_DISPLAY_ENV="true", LD_PRELOAD=lite, OMP_NUM_THREADS="1")
+    shown = subprocess.run([probe_test.compiles[0][0]], env=probe_env, cwd=probe_test.workdir,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=args.timeout).stdout
+    if b"LIBOMP_LITE_VERSION" not in shown:
+        print("LD_PRELOAD=%s did not put libomp-lite in charge (no LIBOMP_LITE_VERSION in "
+              "OMP_DISPLAY_ENV output of %s)" % (lite, probe_test.id))
+        print("0 passed, 1 failed")
+        return 1
+
+    # Each test on stock libgomp at each team size, then, if it passed there, on libomp-lite: a
+    # test that fails on libgomp is not judged, and some of those time out (sleeping tasks) at
+    # every size. A failing libomp-lite run gets one retry, so that a rare failure is reported
+    # as such instead of failing the suite silently or flakily. Runs that stop on a missing
+    # piece, or of tests that differ by design, are not retried.
+    def judge(test):
+        started = time.monotonic()
+        result = {"libgomp": [], "lite": []}
+        by_design = known.get(test.id, ("", ""))[0] == BY_DESIGN
+        for runtime in RUNTIMES:
+            for threads in THREAD_COUNTS:
+                ok, why, out, step = run_all_steps(test, runtime, threads, base_env,
+                                                   args.timeout)
+                retried = False
+                if not ok and runtime == "lite" and not stopped_on(out) and not by_design:
+                    retried = run_all_steps(test, runtime, threads, base_env, args.timeout)[0]
+                    ok = retried
+                result[runtime].append((threads, ok, why, out, step, retried))
+                if not ok and runtime == "libgomp":
+                    return test, result, time.monotonic() - started
+        return test, result, time.monotonic() - started
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(judge, compiled))
+    print("ran %d tests on %d runtimes at %d team sizes in %.0f s (slowest: %s)"
+          % (len(compiled), len(RUNTIMES), len(THREAD_COUNTS), time.monotonic() - started,
+             ", ".join("%s %.0f s" % (t.id, secs) for t, _, secs in
+                       sorted(results, key=lambda r: -r[2])[:5])))
+
+    passed, failed, known_failed, now_passing, flaky = [], [], [], [], []
+    gomp_pass = 0
+    for test, result, _ in results:
+        if not all(run[1] for run in result["libgomp"]):
+            continue
+        gomp_pass += 1
+        bad = [run for run in result["lite"] if not run[1]]
+        flaky += [(test, run) for run in result["lite"] if run[5]]
+        if not bad:
+            passed.append(test)
+            if test.id in known:
+                now_passing.append(test)
+            continue
+        what, _ = known.get(test.id, (None, None))
+        entry = stopped_on(bad[0][3])
+        if what == BY_DESIGN:
+            known_failed.append((test, BY_DESIGN))
+        elif what is not None and entry:
+            known_failed.append((test, "does not implement " + entry))
+        else:
+            failed.append((test, bad[0]))
+
+    print()
+    print("runs on stock libgomp:  %d of %d tests pass" % (gomp_pass, len(compiled)))
+    for test, result, _ in results:
+        bad = [run for run in result["libgomp"] if not run[1]]
+        if bad:
+            threads, _, why, _, step, _ = bad[0]
+            print("    fails on libgomp, not counted: %s at %s: %s (%s)"
+                  % (test.id, team(threads), why, step[0]))
+    print("runs on libomp-lite:    %d of the %d tests that pass on libgomp pass"
+          % (len(passed), gomp_pass))
+    print("known failures:         %d (not implemented yet, or different by design)"
+          % len(known_failed))
+    groups = {}
+    for test, what in known_failed:
+        groups.setdefault((what, known[test.id][1]), []).append(test.id)
+    for (what, why), ids in sorted(groups.items()):
+        print("    %d  %s: %s" % (len(ids), what, ", ".join(ids)))
+        print(textwrap.fill(why, 100, initial_indent=" " * 8, subsequent_indent=" " * 8))
+    if now_passing:
+        print("\nknown failures that now pass (remove them from %s):" % args.known)
+        for test in now_passing:
+            print("    " + test.id)
+    if flaky:
+        print("\nruns on libomp-lite that failed once and passed on a retry:")
+        for test, (threads, _, why, _, step, _) in flaky:
+            print("    %s at %s: %s (%s)" % (test.id, team(threads), why, step[0]))
+    if failed:
+        print("\npass on libgomp, FAIL on libomp-lite:")
+        for test, (threads, _, why, out, step, _) in failed:
+            setting = "" if threads is None else "OMP_NUM_THREADS=%d " % threads
+            print("  %s at %s: %s" % (test.id, team(threads), why))
+            print("      $ cd %s && %s%s" % (test.workdir, setting, step[1]))
+            for line in out.splitlines()[:8]:
+                print("      | " + line[:160])
+    print()
+    print("%d passed, %d failed" % (len(passed), len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
