@@ -102,7 +102,8 @@ void lite_team_balance(struct lite_pool *pool, unsigned nthreads)
   if (!lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||
       !lite_balance_plan(cpus, nthreads, allowed, &move))
     return;
-  int tid = pool->slots[move.member]->tid; /* 0 would move the leader */
+  /* 0: the leader, or a worker that has not started yet */
+  int tid = atomic_load_explicit(&pool->slots[move.member]->tid, memory_order_relaxed);
   if (tid != 0 && lite_os_move_to_cpu(tid, move.cpu))
     atomic_fetch_add_explicit(&lite_balance_moves, 1, memory_order_relaxed);
 }

@@ -12,14 +12,14 @@
    nthreads - 1 wake-ups per barrier, each a context switch, when it parks (the passive policy,
    CPUs overloaded by other processes). In a cancelled region a member may never reach a
    barrier: wake (a leader does not park in the join of a cancelled region). */
-static bool others_arrived(struct lite_pool *pool, unsigned nthreads, struct lite_slot *self,
-                           bool join, uint32_t value)
+static bool others_arrived(struct lite_pool *pool, struct lite_slot *const *slots,
+                           unsigned nthreads, struct lite_slot *self, bool join, uint32_t value)
 {
   if (!join && atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed))
     return true;
   /* The leader is the waiter, or (a barrier of a team of two) the member arriving last. */
   for (unsigned i = 1; i < nthreads; i++) {
-    struct lite_slot *slot = pool->slots[i];
+    struct lite_slot *slot = slots[i];
     if (slot != self && atomic_load(join ? &slot->done : &slot->arrive) != value)
       return false;
   }
@@ -30,13 +30,15 @@ static bool others_arrived(struct lite_pool *pool, unsigned nthreads, struct lit
    consistent store, then the loads of join_sleepers and of the other members' words: pairs with
    the waiter's lite_park_begin() then re-check, and of two members arriving last together, one
    sees the other's store. Once the last member's done is stored, the leader may start the next
-   region: the team size is read before, and the team is not read at all for the join. */
+   region: the team size and the slot array are read before (the leader retires an array it
+   outgrows instead of freeing it), and the team is not read at all for the join. */
 static void arrive(struct lite_pool *pool, struct lite_slot *slot, bool join, uint32_t value)
 {
-  unsigned nthreads = pool->nthreads;
+  unsigned nthreads = atomic_load_explicit(&pool->nthreads, memory_order_relaxed);
+  struct lite_slot *const *slots = pool->slots;
   atomic_store(join ? &slot->done : &slot->arrive, value);
   if (lite_unlikely(atomic_load(&pool->join_sleepers) != 0) &&
-      others_arrived(pool, nthreads, slot, join, value)) {
+      others_arrived(pool, slots, nthreads, slot, join, value)) {
     atomic_fetch_add(&pool->join_word, 1);
     lite_futex_wake(&pool->join_word, 1);
   }

@@ -123,8 +123,12 @@ struct lite_task {
   struct lite_task *next, *prev;      /* in the queue's ready list */
   struct lite_task *sib_next, *sib_prev; /* in its parent's list of ready children */
   struct lite_task *ready_children;   /* its children that are ready to run */
-  unsigned children;                  /* its children not complete yet */
-  unsigned npred;                     /* the tasks it depends on not complete yet */
+  /* Its children not complete yet: changed under the queue's lock, read without it by the
+     task itself at a taskwait (atomic, so that reading 0 also sees what the children wrote). */
+  _Atomic unsigned children;
+  /* The tasks it depends on not complete yet: changed under the queue's lock, read without it
+     by the thread that runs an undeferred task (atomic, as children is). */
+  _Atomic unsigned npred;
   unsigned nsucc, succ_cap;
   struct lite_task **succ;            /* the tasks that depend on it */
   void **dep_addrs;                   /* its depend addresses, to take out of the table */
@@ -241,7 +245,7 @@ struct lite_slot {
   _Atomic uint32_t done;      /* generation of the last region this member finished */
   unsigned ws_count;          /* its worksharing count when it finished (read after done) */
   _Atomic int cpu;            /* the CPU it last ran on when it started to wait (see wait.c) */
-  int tid;                    /* its kernel thread id (workers; 0 for the leader) */
+  _Atomic int tid;            /* its kernel thread id (0: the leader, or not known yet) */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -267,7 +271,9 @@ struct lite_pool {
      publishes gen after: a worker that reads gen g and finds desc_gen != g sees the next
      region's fields, so region g is over and it was not one of its members. */
   _Atomic uint32_t desc_gen;
-  unsigned nthreads;          /* members of the current region, leader included */
+  /* nthreads and quit are atomic because idle workers read them while the leader may be
+     rewriting them (the check of desc_gen discards what they read then); relaxed is enough. */
+  _Atomic unsigned nthreads;  /* members of the current region, leader included */
   void (*fn)(void *);
   void *data;
   struct lite_team *team;
@@ -275,7 +281,7 @@ struct lite_pool {
   unsigned single_base;       /* single_ticket when the region started */
   unsigned ws_base;           /* worksharing count the members start from */
   struct lite_ws *first_ws;   /* a combined construct's worksharing, set up before the fork */
-  bool quit;                  /* workers leave (pool shutdown) */
+  _Atomic bool quit;          /* workers leave (pool shutdown) */
   struct lite_slot **slots;   /* slots[k]: member k's arrival word (0 is the leader's) */
   struct lite_slot *leader_slot; /* slots[0], which never moves: idle workers read it while the
                                     leader may be growing slots[] */
@@ -311,8 +317,13 @@ struct lite_pool {
   unsigned level;             /* nesting level of the regions this pool runs is level + 1 */
   unsigned nworkers;          /* workers started: they hold slots 1..nworkers */
   uint64_t balance_after_ns;  /* lite_team_balance moves no one before then (balance.c) */
-  unsigned capacity;          /* length of slots[] and threads[] */
+  unsigned capacity;          /* slots allocated: slots[0..capacity-1] */
+  unsigned slots_len;         /* length of slots[] and threads[] */
   pthread_t *threads;
+  /* The arrays slots[] outgrew, freed at shutdown (see grow_arrays in team.c). Lengths double
+     from 4, so an unsigned length can outgrow at most 30 of them. */
+  struct lite_slot **retired_slots[30];
+  unsigned nretired;
   struct lite_pool *next;     /* in the registry of all pools (init.c) */
 };
 
@@ -459,7 +470,7 @@ static inline void lite_task_implicit_init(struct lite_task *t)
 {
   t->implicit = true;
   t->final = false;
-  t->children = 0;
+  atomic_store_explicit(&t->children, 0, memory_order_relaxed);
   t->ready_children = NULL;
   t->taskgroup = NULL;
   t->deps = NULL;
@@ -581,7 +592,7 @@ static inline void lite_waiter_watch(struct lite_waiter *w, _Atomic int *cpu)
 static inline void lite_waiter_watch_slot(struct lite_waiter *w, struct lite_slot *slot)
 {
   w->peer_cpu = &slot->cpu;
-  w->peer_tid = slot->tid;
+  w->peer_tid = atomic_load_explicit(&slot->tid, memory_order_relaxed);
 }
 /* A thread about to wait says where it runs. */
 static inline void lite_slot_note_cpu(struct lite_slot *slot)
@@ -607,6 +618,10 @@ void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint
 bool lite_foreign_load(uint64_t now);
 /* Store value into *word (sequentially consistent) and wake its parked waiters, if any. */
 void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);
+/* Add one to *word, a generation count several threads may bump at once, and wake its parked
+   waiters, if any. A store of a generation read earlier could take it back to a value a waiter
+   already saw, and that waiter would sleep through the change it waits for. */
+void lite_bump_and_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers);
 /* Bookkeeping around a futex sleep, for the oversubscription decision. */
 void lite_park_begin(_Atomic uint32_t *sleepers);
 void lite_park_end(_Atomic uint32_t *sleepers);

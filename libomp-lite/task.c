@@ -34,6 +34,16 @@ enum { DEPEND_IN = 1, DEPEND_OUT = 2, DEPEND_INOUT = 3, DEPEND_MUTEXINOUTSET = 4
 static inline void q_lock(struct lite_tasks *q) { lite_mutex_lock(&q->lock); }
 static inline void q_unlock(struct lite_tasks *q) { lite_mutex_unlock(&q->lock); }
 
+/* Under the lock: a task's children or npred count changes by delta. Only lock holders write
+   them, so a load and a store do (no locked instruction); the store is a release, so that a
+   thread that reads the count without the lock and sees 0 also sees what the tasks wrote. */
+static inline unsigned count_add(_Atomic unsigned *count, int delta)
+{
+  unsigned value = atomic_load_explicit(count, memory_order_relaxed) + (unsigned)delta;
+  atomic_store_explicit(count, value, memory_order_release);
+  return value;
+}
+
 /* Under the lock, after any change a waiter may be waiting for. */
 static inline void changed(struct lite_tasks *q) { atomic_fetch_add(&q->gen, 1); }
 
@@ -190,7 +200,7 @@ static void add_edge(struct lite_task *pred, struct lite_task *succ)
     pred->succ_cap = cap;
   }
   pred->succ[pred->nsucc++] = succ;
-  succ->npred++;
+  count_add(&succ->npred, 1);
 }
 
 /* Per address, a writer follows every earlier reader and writer; a reader follows the last
@@ -311,7 +321,8 @@ static void empty_garbage(struct garbage *g)
 /* Memory of a task: freed once it is done and none of its children still points to it. */
 static void maybe_free(struct lite_task *t, struct garbage *g)
 {
-  if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE && t->children == 0)
+  if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE &&
+      atomic_load_explicit(&t->children, memory_order_relaxed) == 0)
     discard(g, t);
 }
 
@@ -325,7 +336,7 @@ static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *
     unregister_deps(t);
   for (unsigned i = 0; i < t->nsucc; i++) {
     struct lite_task *s = t->succ[i];
-    if (--s->npred == 0 && s->state == LITE_TASK_WAITING && !s->creator_owns)
+    if (count_add(&s->npred, -1) == 0 && s->state == LITE_TASK_WAITING && !s->creator_owns)
       push_ready(q, s);
   }
   discard(g, t->succ);
@@ -333,7 +344,7 @@ static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *
   t->nsucc = t->succ_cap = 0;
   if (t->group != NULL)
     t->group->incomplete--;
-  p->children--;
+  count_add(&p->children, -1);
   atomic_fetch_sub(&q->incomplete, 1);
   changed(q);
   maybe_free(t, g);
@@ -466,13 +477,13 @@ static bool queue_empty(struct lite_tasks *q, void *arg)
 static bool no_children(struct lite_tasks *q, void *task)
 {
   (void)q;
-  return ((struct lite_task *)task)->children == 0;
+  return atomic_load_explicit(&((struct lite_task *)task)->children, memory_order_relaxed) == 0;
 }
 
 static bool no_predecessors(struct lite_tasks *q, void *task)
 {
   (void)q;
-  return ((struct lite_task *)task)->npred == 0;
+  return atomic_load_explicit(&((struct lite_task *)task)->npred, memory_order_relaxed) == 0;
 }
 
 static bool task_done(struct lite_tasks *q, void *task)
@@ -547,7 +558,7 @@ static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *par
 static void enter_task(struct lite_tasks *q, struct lite_task *parent, struct lite_task *t,
                        void **depend)
 {
-  parent->children++;
+  count_add(&parent->children, 1);
   if (t->group != NULL)
     t->group->incomplete++;
   atomic_fetch_add(&q->incomplete, 1);
@@ -559,7 +570,7 @@ static void enter_task(struct lite_tasks *q, struct lite_task *parent, struct li
    event, as libgomp does. */
 static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct lite_task *t)
 {
-  if (t->npred != 0)
+  if (atomic_load_explicit(&t->npred, memory_order_acquire) != 0)
     wait_until(thr, q, &deps_rule, t);
   run_task(thr, t);
   if (t->detach)
@@ -620,8 +631,9 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     prepare(t->data, prepare_arg);
   q_lock(q);
   enter_task(q, parent, t, depend);
-  bool run_now = solo && !undeferred && t->npred == 0;
-  bool ready = !undeferred && !run_now && t->npred == 0;
+  bool no_pred = atomic_load_explicit(&t->npred, memory_order_relaxed) == 0;
+  bool run_now = solo && !undeferred && no_pred;
+  bool ready = !undeferred && !run_now && no_pred;
   if (run_now)
     t->state = LITE_TASK_RUNNING;
   if (ready)
@@ -648,7 +660,8 @@ void GOMP_taskwait(void)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *cur = thr->task;
-  if (cur == NULL || cur->children == 0) /* read outside the lock: only cur adds children */
+  /* Outside the lock: only cur adds children, so 0 stays 0 */
+  if (cur == NULL || atomic_load_explicit(&cur->children, memory_order_acquire) == 0)
     return;
   wait_until(thr, lite_tasks_of(thr), &taskwait_rule, cur);
 }

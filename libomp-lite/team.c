@@ -156,7 +156,7 @@ static void *worker_main(void *arg)
   struct lite_pool *pool = start.pool;
   struct lite_thread *thr = lite_thread_create_self();
   thr->is_worker = true;
-  pool->slots[start.id]->tid = lite_os_gettid();
+  atomic_store_explicit(&pool->slots[start.id]->tid, lite_os_gettid(), memory_order_relaxed);
   uint32_t seen = start.gen;
   for (;;) {
     lite_wait_while_equal_watch(&pool->gen, seen, &pool->gen_sleepers, &pool->leader_slot->cpu);
@@ -165,8 +165,8 @@ static void *worker_main(void *arg)
        is already writing the next region's fields. */
     uint32_t gen = atomic_load_explicit(&pool->gen, memory_order_acquire);
     uint32_t before = atomic_load_explicit(&pool->desc_gen, memory_order_acquire);
-    bool quit = pool->quit;
-    unsigned nthreads = pool->nthreads;
+    bool quit = atomic_load_explicit(&pool->quit, memory_order_relaxed);
+    unsigned nthreads = atomic_load_explicit(&pool->nthreads, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     uint32_t after = atomic_load_explicit(&pool->desc_gen, memory_order_relaxed);
     seen = gen;
@@ -201,32 +201,46 @@ static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
   return pool;
 }
 
+/* Makes slots[] and threads[] at least n long (a power of two). The old slots[] is retired, not
+   freed: the member that arrives last at a join may still be reading it while the leader grows
+   the pool for its next region (barrier.c, arrive). */
+static bool grow_arrays(struct lite_pool *pool, unsigned n)
+{
+  unsigned len = pool->slots_len ? pool->slots_len : 4;
+  while (len < n)
+    len *= 2;
+  pthread_t *threads = realloc(pool->threads, len * sizeof *threads);
+  if (threads == NULL)
+    return false;
+  pool->threads = threads;
+  struct lite_slot **slots = calloc(len, sizeof *slots);
+  if (slots == NULL)
+    return false;
+  if (pool->slots != NULL) {
+    memcpy(slots, pool->slots, pool->slots_len * sizeof *slots);
+    pool->retired_slots[pool->nretired++] = pool->slots;
+  }
+  pool->slots = slots;
+  pool->slots_len = len;
+  return true;
+}
+
 static bool pool_reserve(struct lite_pool *pool, unsigned n)
 {
   if (n <= pool->capacity)
     return true;
-  unsigned cap = pool->capacity ? pool->capacity : 4;
-  while (cap < n)
-    cap *= 2;
-  struct lite_slot **slots = realloc(pool->slots, cap * sizeof *slots);
-  if (slots != NULL)
-    pool->slots = slots;
-  pthread_t *threads = realloc(pool->threads, cap * sizeof *threads);
-  if (threads != NULL)
-    pool->threads = threads;
-  if (slots == NULL || threads == NULL)
+  if (n > pool->slots_len && !grow_arrays(pool, n))
     return false;
-  for (unsigned i = pool->capacity; i < cap; i++) {
-    pool->slots[i] = aligned_alloc(LITE_CACHE_LINE, sizeof(struct lite_slot));
-    if (pool->slots[i] == NULL) {
-      pool->capacity = i;
-      return false;
-    }
-    memset(pool->slots[i], 0, sizeof(struct lite_slot));
+  while (pool->capacity < pool->slots_len) {
+    struct lite_slot *slot = aligned_alloc(LITE_CACHE_LINE, sizeof *slot);
+    if (slot == NULL)
+      break;
+    memset(slot, 0, sizeof *slot);
+    pool->slots[pool->capacity++] = slot;
   }
-  pool->leader_slot = pool->slots[0];
-  pool->capacity = cap;
-  return true;
+  if (pool->leader_slot == NULL && pool->capacity > 0) /* written once: idle workers read it */
+    pool->leader_slot = pool->slots[0];
+  return n <= pool->capacity;
 }
 
 /* Makes sure workers 1..n-1 exist; returns how many members the pool can run (n or fewer). */
@@ -263,7 +277,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
   lite_registry_remove(pool);
   uint32_t next_gen = atomic_load(&pool->gen) + 1;
   atomic_store(&pool->desc_gen, next_gen);
-  pool->quit = true;
+  atomic_store_explicit(&pool->quit, true, memory_order_relaxed);
   lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
   for (unsigned i = 1; i <= pool->nworkers; i++)
     pthread_join(pool->threads[i], NULL);
@@ -277,6 +291,8 @@ void lite_pool_shutdown(struct lite_pool *pool)
   }
   free(pool->ring);
   free(pool->slots);
+  for (unsigned i = 0; i < pool->nretired; i++)
+    free(pool->retired_slots[i]);
   free(pool->threads);
   free(pool);
 }
@@ -408,7 +424,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     atomic_fetch_and(&pool->release, LITE_EPOCH_MASK);
   }
   pool->busy = true;
-  pool->nthreads = n;
+  atomic_store_explicit(&pool->nthreads, n, memory_order_relaxed);
   pool->fn = fn;
   pool->data = data;
   pool->team = team;

@@ -252,3 +252,10 @@ void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_
   if (atomic_load(sleepers) != 0)
     lite_futex_wake(word, INT_MAX);
 }
+
+void lite_bump_and_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers)
+{
+  atomic_fetch_add(word, 1);
+  if (atomic_load(sleepers) != 0)
+    lite_futex_wake(word, INT_MAX);
+}

@@ -252,7 +252,10 @@ static void ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws)
     lite_wait_while_equal(&ws->ordered_gen, gen, &ws->ordered_sleepers);
   }
   atomic_store(&ws->ordered_turn, thr->chunk_hi);
-  lite_store_and_wake(&ws->ordered_gen, atomic_load(&ws->ordered_gen) + 1, &ws->ordered_sleepers);
+  /* The member the turn goes to may pass it on before this member bumps the generation: both
+     bump it (a store of the generation read here lost a wake-up, and 16 threads on 2 CPUs
+     deadlocked in an ordered loop). */
+  lite_bump_and_wake(&ws->ordered_gen, &ws->ordered_sleepers);
   thr->chunk_lo = thr->chunk_hi = 0;
 }
 

@@ -113,7 +113,7 @@ void lite_tiny_join(struct lite_pool *pool)
     return;
   uint64_t count = atomic_load_explicit(&pool->tiny_count, memory_order_relaxed);
   atomic_store_explicit(&pool->tiny_key, NULL, memory_order_relaxed);
-  unsigned nthreads = pool->nthreads;
+  unsigned nthreads = atomic_load_explicit(&pool->nthreads, memory_order_relaxed);
   /* The key and count may come from two loops noted at once: site.c must confirm the pair. */
   if (lookup(pool, key, nthreads, count) >= 0 || !lite_site_is_tiny(key, nthreads, count))
     return;
