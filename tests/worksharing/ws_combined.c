@@ -30,11 +30,15 @@ static long red;      /* reduction(+) */
 
 static void seen_team(void)
 {
-    int n = omp_get_num_threads();
-    if (n > team_seen) {
+    int n = omp_get_num_threads(), seen;
+#pragma omp atomic read
+    seen = team_seen;
+    if (n > seen) {
 #pragma omp critical(ws_team_seen)
-        if (n > team_seen)
+        if (n > team_seen) {
+#pragma omp atomic write
             team_seen = n;
+        }
     }
 }
 
@@ -203,8 +207,13 @@ int main(void)
 #pragma omp parallel for schedule(dynamic) num_threads(inner_want)
             for (int i = 0; i < n; i++) {
                 ws_hit(hits, i);
-                if (omp_get_num_threads() > inner_seen[o])
-                    inner_seen[o] = omp_get_num_threads(); /* racy max: every writer agrees */
+                int seen;
+#pragma omp atomic read
+                seen = inner_seen[o];
+                if (omp_get_num_threads() > seen) {
+#pragma omp atomic write
+                    inner_seen[o] = omp_get_num_threads(); /* every writer agrees */
+                }
             }
         }
         snprintf(what, sizeof what, "nested parallel for, %d iterations", n);

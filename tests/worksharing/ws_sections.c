@@ -26,6 +26,8 @@ static long lp, lpc, red;
         if ((k) % 4 == 1)                                                                          \
             ws_work(2000);                                                                         \
     }
+/* Writes lp, lpc and red: a construct that uses it makes private (or lastprivate, or a
+   reduction) every one of them, so that no two sections race on one. */
 #define SEC_LP(k)                                                                                  \
     _Pragma("omp section")                                                                         \
     {                                                                                              \
@@ -80,14 +82,14 @@ static void sections3_nowait(void)
 }
 static void sections_lastprivate(void)
 {
-#pragma omp sections lastprivate(lp) reduction(+: red)
+#pragma omp sections lastprivate(lp) reduction(+: red) private(lpc)
     {
         SECS10(SEC_LP)
     }
 }
 static void sections_conditional(void)
 {
-#pragma omp sections lastprivate(conditional: lpc)
+#pragma omp sections lastprivate(conditional: lpc) private(lp, red)
     {
         SECS10(SEC_LP)
     }
@@ -132,7 +134,7 @@ int main(void)
         /* With clauses: GOMP_parallel + GOMP_sections_start. */
         lp = -1;
         red = 7;
-#pragma omp parallel sections lastprivate(lp) reduction(+: red)
+#pragma omp parallel sections lastprivate(lp) reduction(+: red) private(lpc)
         {
             SECS10(SEC_LP)
         }
