@@ -10,6 +10,9 @@ CLEANFILES += $(GCC_SUITE_TESTS)
 EXTRA_DIST += tests/gcc-testsuite/README.md tests/gcc-testsuite/fetch-testsuite.sh \
 	tests/gcc-testsuite/run-gcc-testsuite.sh tests/gcc-testsuite/run-testsuite.py \
 	tests/gcc-testsuite/known-failures.txt tests/gcc-testsuite/shim/config.h
+# tests/testsuite_common.py: imported by the runners of both testsuites (this one and
+# tests/llvm-testsuite's).
+EXTRA_DIST += tests/testsuite_common.py
 
 $(GCC_SUITE_TESTS): Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/gcc-testsuite && \

@@ -22,27 +22,26 @@ libgomp and fail on libomp-lite without being known failures. The exit status is
 """
 
 import argparse
-import concurrent.futures
 import fnmatch
-import hashlib
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import time
+
+# What both testsuites' runners share is in tests/testsuite_common.py, one folder up (the runner
+# is run by path from the source tree, not installed).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testsuite_common import (RUNTIMES, build, clean_environment, compile_all,  # noqa: E402
+                              give_up, in_parallel, not_implemented, preload_problem,
+                              print_now_passing, read_known, run_program, verdict)
 
 TRIPLET = "x86_64-pc-linux-gnu"
 # 1: teams of one take their own paths (libomp-lite read doacross trip counts gcc leaves unset
 # there, and only runs at 1 thread met them).
 THREAD_COUNTS = (1, 2, 4)
-RUNTIMES = ("libgomp", "lite")
 FORTRAN_SUFFIXES = tuple("." + s for s in
                          ("f", "F", "f90", "F90", "f95", "F95", "f03", "F03", "f08", "F08"))
-# libomp-lite's message when a program reaches something it does not implement yet: an entry
-# point (libomp-lite/unsupported.c), task reductions, or thread binding (a warning).
-UNSUPPORTED_RE = re.compile(r"libomp-lite \S+ does not implement (.+?) yet")
 
 
 # ---- Tcl words and target selectors ----------------------------------------------------------
@@ -335,23 +334,7 @@ def compile_test(test, workdir, include_dirs):
            ["-I" + d for d in include_dirs] + test.flags() +
            ["-fmessage-length=0", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"] +
            LINK_LIBS[test.lang] + ["-o", exe])
-    stamp = os.path.join(workdir, "command")
-    key = hashlib.sha1("\0".join(cmd).encode()).hexdigest()
-    if os.path.exists(exe) and os.path.exists(stamp):
-        with open(stamp) as f:
-            fresh = f.read() == key
-        newest = max(os.path.getmtime(s) for s in test.sources if os.path.exists(s))
-        if fresh and os.path.getmtime(exe) >= newest:
-            return True, ""
-    if os.path.exists(exe):
-        os.unlink(exe)
-    proc = subprocess.run(cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, errors="replace")
-    ok = proc.returncode == 0 and os.path.exists(exe)
-    if ok:
-        with open(stamp, "w") as f:
-            f.write(key)
-    return ok, proc.stdout
+    return build(cmd, workdir, exe, test.sources, os.path.join(workdir, "command"))
 
 
 def run_once(test, workdir, runtime, threads, lite_lib, base_env, timeout):
@@ -361,21 +344,12 @@ def run_once(test, workdir, runtime, threads, lite_lib, base_env, timeout):
     env.update(test.env)
     if runtime == "lite":
         env["LD_PRELOAD"] = lite_lib
-    proc = subprocess.Popen([os.path.join(workdir, "a.out")], cwd=workdir, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        raw, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        raw, _ = proc.communicate()
-        return False, "timed out after %.0f s" % timeout, raw.decode(errors="replace")
-    output = raw.decode(errors="replace")
-    code = proc.returncode
+    code, why, output = run_program([os.path.join(workdir, "a.out")], workdir, env, timeout)
+    if code is None:
+        return False, why, output
     if test.should_fail and code == 0:
         return False, "exited 0 where the test expects a failure", output
     if not test.should_fail and code != 0:
-        why = "killed by signal %d" % -code if code < 0 else "exit status %d" % code
         return False, why, output
     if test.outputs and not re.search("".join(test.outputs), output, re.S):
         return False, "output does not match dg-output", output
@@ -392,21 +366,6 @@ KNOWN_HEADER = """\
 # as the pieces land: the runner names the listed tests that pass. To add the new ones:
 #   run-gcc-testsuite.sh --builddir BUILD --write-known FILE
 """
-
-
-def read_known(path):
-    """known-failures.txt: `TEST-ID | ENTRY-POINT | WHY`, one a line; # starts a comment."""
-    known = {}
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = [p.strip() for p in line.split("|")]
-            if len(parts) != 3:
-                sys.exit("%s: bad line: %s" % (path, line))
-            known[parts[0]] = (parts[1], parts[2])
-    return known
 
 
 # What each missing piece is and where it will come from, for new lines of known-failures.txt.
@@ -427,8 +386,10 @@ def missing_piece(entry):
 
 
 def stopped_on(output):
-    m = UNSUPPORTED_RE.search(output)
-    return m.group(1) if m else None
+    """What libomp-lite said it does not implement: the first such message, which is what
+    known-failures.txt's second field records (--write-known writes it)."""
+    found = not_implemented(output)
+    return found[0] if found else None
 
 
 # ---- Main -------------------------------------------------------------------------------------
@@ -459,9 +420,7 @@ def main():
     tests, unknown = discover(root, cpu_flags, offload)
     tests = [t for t in tests if args.filter in t.id]
     known = read_known(args.known)
-    base_env = {k: v for k, v in os.environ.items()
-                if not k.startswith(("OMP_", "GOMP_", "KMP_", "OMPLITE_", "LIBOMP_LITE_"))
-                and k != "LD_PRELOAD"}
+    base_env = clean_environment()
     lite = os.path.abspath(args.lite)
 
     runnable = [t for t in tests if t.skip is None]
@@ -470,35 +429,24 @@ def main():
     if unknown:
         print("note: selector keywords taken as false: %s" % " ".join(sorted(unknown)))
 
-    started = time.monotonic()
     workdirs = {t.id: os.path.join(args.workdir, re.sub(r"[^\w.+-]+", "_", t.id))
                 for t in runnable}
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        built = dict(zip([t.id for t in runnable], pool.map(
-            lambda t: compile_test(t, workdirs[t.id], includes), runnable)))
-    compiled = [t for t in runnable if built[t.id][0]]
-    for t in runnable:
-        if not built[t.id][0]:
-            last = (built[t.id][1].strip().splitlines() or [""])[-1]
-            print("does not compile: %s\n      | %s" % (t.id, last))
-    print("compiled %d of %d in %.0f s (%d do not compile with the stock compiler here)"
-          % (len(compiled), len(runnable), time.monotonic() - started,
-             len(runnable) - len(compiled)))
+
+    def show_failure(test, output):
+        last = (output.strip().splitlines() or [""])[-1]
+        print("does not compile: %s\n      | %s" % (test.id, last))
+
+    compiled = compile_all(runnable, lambda t: compile_test(t, workdirs[t.id], includes),
+                           args.jobs, show_failure)
     if not compiled:
-        print("nothing compiled: is gcc-12 installed?")
-        print("0 passed, 1 failed")
-        return 1
-    # The preload route must really put libomp-lite in charge; prove it once with a real test.
-    probe = dict(base_env, OMP_DISPLAY_ENV="true", LD_PRELOAD=lite, OMP_NUM_THREADS="1")
+        return give_up("nothing compiled: is gcc-12 installed?")
+    # The preload route must really put libomp-lite in charge; prove it once with a real test,
+    # one that sets no environment of its own.
     probe_test = next((t for t in compiled if t.lang == "c" and not t.env), compiled[0])
-    shown = subprocess.run([os.path.join(workdirs[probe_test.id], "a.out")], env=probe,
-                           cwd=workdirs[probe_test.id], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=args.timeout).stdout
-    if b"LIBOMP_LITE_VERSION" not in shown:
-        print("LD_PRELOAD=%s did not put libomp-lite in charge (no LIBOMP_LITE_VERSION in "
-              "OMP_DISPLAY_ENV output of %s)" % (lite, probe_test.id))
-        print("0 passed, 1 failed")
-        return 1
+    problem = preload_problem(probe_test.id, os.path.join(workdirs[probe_test.id], "a.out"),
+                              workdirs[probe_test.id], base_env, lite, args.timeout)
+    if problem:
+        return give_up(problem)
 
     # Each test on each runtime at each thread count. A failing run gets one retry, so that a
     # rare failure is reported as such instead of failing the suite silently or flakily.
@@ -522,8 +470,7 @@ def main():
         return test, result
 
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(judge, compiled))
+    results = in_parallel(judge, compiled, args.jobs)
     print("ran %d tests x %d runtimes x %d thread counts in %.0f s"
           % (len(compiled), len(RUNTIMES), len(THREAD_COUNTS), time.monotonic() - started))
 
@@ -568,10 +515,7 @@ def main():
         by_entry.setdefault((entry, known[test.id][1]), []).append(test.id)
     for (entry, why), ids in sorted(by_entry.items(), key=lambda kv: -len(kv[1])):
         print("    %4d  %-38s %s" % (len(ids), entry, why))
-    if now_passing:
-        print("\nknown failures that now pass (remove them from %s):" % args.known)
-        for test in now_passing:
-            print("    " + test.id)
+    print_now_passing([test.id for test in now_passing], args.known)
     if flaky:
         print("\nruns on libomp-lite that failed once and passed on a retry:")
         for test, (threads, _, why, out, _) in flaky:
@@ -594,8 +538,7 @@ def main():
             for tid in sorted(lines):
                 f.write("%s | %s | %s\n" % (tid, lines[tid][0], lines[tid][1]))
     print()
-    print("%d passed, %d failed" % (len(passed), len(failed)))
-    return 1 if failed else 0
+    return verdict(len(passed), len(failed))
 
 
 if __name__ == "__main__":

@@ -24,23 +24,24 @@ libgomp and fail on libomp-lite without being known failures. The exit status is
 """
 
 import argparse
-import concurrent.futures
-import hashlib
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import textwrap
 import time
 
-RUNTIMES = ("libgomp", "lite")
+# What both testsuites' runners share is in tests/testsuite_common.py, one folder up (the runner
+# is run by path from the source tree, not installed).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testsuite_common import (RUNTIMES, build, clean_environment, compile_all,  # noqa: E402
+                              give_up, in_parallel, not_implemented, preload_problem,
+                              print_now_passing, read_known, run_program, verdict)
+
 # None: the runtime's own default (the CPUs this process may use); 1: teams of one take their
 # own paths; 4: more threads than a small machine has cores, so members get preempted mid-loop.
 THREAD_COUNTS = (None, 1, 4)
-# libomp-lite's message when a program reaches something it does not implement yet.
-UNSUPPORTED_RE = re.compile(r"libomp-lite \S+ does not implement (.+?) yet")
 # The second field of a known-failures.txt line for a test that differs from libgomp by design.
 BY_DESIGN = "by design"
 # lit's own library flags for this suite: -lm, and -latomic, which lit's CMake adds when the
@@ -269,21 +270,10 @@ def compile_test(test):
     from an unchanged source is reused. Returns (ok, the failing command's output)."""
     os.makedirs(test.workdir, exist_ok=True)
     for binary, cmd in test.compiles:
-        stamp = binary + ".command"
-        key = hashlib.sha1(cmd.encode()).hexdigest()
-        if os.path.exists(binary) and os.path.exists(stamp):
-            with open(stamp) as f:
-                fresh = f.read() == key
-            if fresh and os.path.getmtime(binary) >= os.path.getmtime(test.path):
-                continue
-        if os.path.exists(binary):
-            os.unlink(binary)
-        proc = subprocess.run(["bash", "-c", cmd], cwd=test.workdir, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, errors="replace")
-        if proc.returncode != 0 or not os.path.exists(binary):
-            return False, "$ %s\n%s" % (cmd, proc.stdout)
-        with open(stamp, "w") as f:
-            f.write(key)
+        ok, output = build(["bash", "-c", cmd], test.workdir, binary, [test.path],
+                           binary + ".command")
+        if not ok:
+            return False, "$ %s\n%s" % (cmd, output)
     return True, ""
 
 
@@ -293,20 +283,8 @@ def run_step(command, cwd, threads, base_env, timeout):
     env = dict(base_env)
     if threads is not None:
         env["OMP_NUM_THREADS"] = str(threads)
-    proc = subprocess.Popen(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        raw, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        raw, _ = proc.communicate()
-        return False, "timed out after %.0f s" % timeout, raw.decode(errors="replace")
-    code = proc.returncode
-    if code == 0:
-        return True, "", raw.decode(errors="replace")
-    why = "killed by signal %d" % -code if code < 0 else "exit status %d" % code
-    return False, why, raw.decode(errors="replace")
+    code, why, output = run_program(["bash", "-o", "pipefail", "-c", command], cwd, env, timeout)
+    return code == 0, why, output
 
 
 def run_all_steps(test, runtime, threads, base_env, timeout):
@@ -322,35 +300,12 @@ def run_all_steps(test, runtime, threads, base_env, timeout):
 def stopped_on(output):
     """What libomp-lite said it does not implement: the last such message, the one that stopped
     the program (a warning about thread binding may come before it)."""
-    found = UNSUPPORTED_RE.findall(output)
+    found = not_implemented(output)
     return found[-1] if found else None
 
 
 def team(threads):
     return "the default team size" if threads is None else "%d threads" % threads
-
-
-# ---- Known failures ----------------------------------------------------------------------------
-
-def read_known(path):
-    """known-failures.txt: `TEST | WHAT | WHY`, where WHAT is what libomp-lite stops on or
-    `by design`; an indented line continues the previous line's WHY; # starts a comment."""
-    known, last = {}, None
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            text = line.split("#", 1)[0].rstrip()
-            if not text.strip():
-                continue
-            if text[0].isspace() and last:
-                what, why = known[last]
-                known[last] = (what, (why + " " + text.strip()).strip())
-                continue
-            parts = [p.strip() for p in text.split("|")]
-            if len(parts) != 3:
-                sys.exit("%s:%d: bad line: %s" % (path, number, text))
-            last = parts[0]
-            known[last] = (parts[1], parts[2])
-    return known
 
 
 # ---- Main --------------------------------------------------------------------------------------
@@ -375,9 +330,7 @@ def main():
     features = machine_features()
     tests = [t for t in discover(root, features, tools, workdir) if args.filter in t.id]
     known = read_known(args.known)
-    base_env = {k: v for k, v in os.environ.items()
-                if not k.startswith(("OMP_", "GOMP_", "KMP_", "OMPLITE_", "LIBOMP_LITE_"))
-                and k != "LD_PRELOAD"}
+    base_env = clean_environment()
 
     runnable = [t for t in tests if t.skip is None]
     print("LLVM OpenMP runtime testsuite: %d tests, %d run here (%d skipped: OMPT, other "
@@ -391,35 +344,22 @@ def main():
         print("    skipped %3d, %s: %s" % (len(ids), why, ", ".join(ids) if len(ids) <= 4
                                           else "%s ... %s" % (ids[0], ids[-1])))
 
-    started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        built = dict(zip([t.id for t in runnable], pool.map(compile_test, runnable)))
-    compiled = [t for t in runnable if built[t.id][0]]
-    for t in runnable:
-        if not built[t.id][0]:
-            # Most call LLVM's own entry points (__kmpc_*, kmp_*), which libgomp does not have.
-            lines = built[t.id][1].strip().splitlines()
-            first = next((l for l in lines if re.search(r"error|undefined reference", l)),
-                         lines[-1] if lines else "")
-            print("    does not compile: %s\n        | %s" % (t.id, first.strip()[:160]))
-    print("compiled %d of %d in %.0f s (%d do not compile with the stock compiler here)"
-          % (len(compiled), len(runnable), time.monotonic() - started,
-             len(runnable) - len(compiled)))
+    def show_failure(test, output):
+        # Most call LLVM's own entry points (__kmpc_*, kmp_*), which libgomp does not have.
+        lines = output.strip().splitlines()
+        first = next((l for l in lines if re.search(r"error|undefined reference", l)),
+                     lines[-1] if lines else "")
+        print("    does not compile: %s\n        | %s" % (test.id, first.strip()[:160]))
+
+    compiled = compile_all(runnable, compile_test, args.jobs, show_failure)
     if not compiled:
-        print("nothing compiled: are gcc-12 and g++-12 installed?")
-        print("0 passed, 1 failed")
-        return 1
+        return give_up("nothing compiled: are gcc-12 and g++-12 installed?")
     # The preload route must really put libomp-lite in charge; prove it once with a real test.
     probe_test = next((t for t in compiled if t.id.startswith("parallel/")), compiled[0])
-    probe_env = dict(base_env, OMP_DISPLAY_ENV="true", LD_PRELOAD=lite, OMP_NUM_THREADS="1")
-    shown = subprocess.run([probe_test.compiles[0][0]], env=probe_env, cwd=probe_test.workdir,
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=args.timeout).stdout
-    if b"LIBOMP_LITE_VERSION" not in shown:
-        print("LD_PRELOAD=%s did not put libomp-lite in charge (no LIBOMP_LITE_VERSION in "
-              "OMP_DISPLAY_ENV output of %s)" % (lite, probe_test.id))
-        print("0 passed, 1 failed")
-        return 1
+    problem = preload_problem(probe_test.id, probe_test.compiles[0][0], probe_test.workdir,
+                              base_env, lite, args.timeout)
+    if problem:
+        return give_up(problem)
 
     # Each test on stock libgomp at each team size, then, if it passed there, on libomp-lite: a
     # test that fails on libgomp is not judged, and some of those time out (sleeping tasks) at
@@ -444,8 +384,7 @@ def main():
         return test, result, time.monotonic() - started
 
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(judge, compiled))
+    results = in_parallel(judge, compiled, args.jobs)
     print("ran %d tests on %d runtimes at %d team sizes in %.0f s (slowest: %s)"
           % (len(compiled), len(RUNTIMES), len(THREAD_COUNTS), time.monotonic() - started,
              ", ".join("%s %.0f s" % (t.id, secs) for t, _, secs in
@@ -491,10 +430,7 @@ def main():
     for (what, why), ids in sorted(groups.items()):
         print("    %d  %s: %s" % (len(ids), what, ", ".join(ids)))
         print(textwrap.fill(why, 100, initial_indent=" " * 8, subsequent_indent=" " * 8))
-    if now_passing:
-        print("\nknown failures that now pass (remove them from %s):" % args.known)
-        for test in now_passing:
-            print("    " + test.id)
+    print_now_passing([test.id for test in now_passing], args.known)
     if flaky:
         print("\nruns on libomp-lite that failed once and passed on a retry:")
         for test, (threads, _, why, _, step, _) in flaky:
@@ -508,8 +444,7 @@ def main():
             for line in out.splitlines()[:8]:
                 print("      | " + line[:160])
     print()
-    print("%d passed, %d failed" % (len(passed), len(failed)))
-    return 1 if failed else 0
+    return verdict(len(passed), len(failed))
 
 
 if __name__ == "__main__":
