@@ -137,6 +137,7 @@ struct lite_task {
   enum lite_task_state state;
   bool implicit, final, detach, fulfilled, creator_owns;
   bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
+  bool had_children;                  /* it created a task: a pointer to it left this thread */
   struct lite_icv icv;                /* its data environment's ICVs */
 };
 

@@ -559,6 +559,7 @@ static void enter_task(struct lite_tasks *q, struct lite_task *parent, struct li
                        void **depend)
 {
   count_add(&parent->children, 1);
+  parent->had_children = true;
   if (t->group != NULL)
     t->group->incomplete++;
   atomic_fetch_add(&q->incomplete, 1);
@@ -577,6 +578,44 @@ static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct
     wait_until(thr, q, &detach_rule, t);
   struct garbage g = {{NULL}, 0};
   q_lock(q);
+  t->creator_owns = false;
+  maybe_free(t, &g);
+  q_unlock(q);
+  empty_garbage(&g);
+}
+
+/* An undeferred task without dependences, detach or copy constructor: the encountering thread
+   runs it at once and no other thread can see it, so it is neither counted nor queued, and the
+   queue's lock is not taken, unless the task creates tasks of its own (they point to it).
+   GCC's cancel-taskgroup-1, a tree search whose tasks below level 10 are if(0) (about 25
+   million of them), took 15-30 s at 4 threads on 2 CPUs, against libgomp's 0.2 s, when each
+   went through the shared lock three times; now 0.4-0.5 s (LLVM's libomp: 4.5 s). */
+static void run_included(struct lite_thread *thr, struct lite_task *parent, struct lite_tasks *q,
+                         void (*fn)(void *), void *data, bool final)
+{
+  struct lite_task *t = new_task(thr, parent, q, 0, 0, 1);
+  t->fn = fn;
+  t->data = data;
+  t->final = final;
+  t->state = LITE_TASK_RUNNING;
+  t->creator_owns = true;
+  struct lite_task *saved_task = thr->task;
+  struct lite_icv saved_icv = thr->icv;
+  thr->task = t;
+  if (fn != NULL && !discarded(thr, t))
+    fn(data);
+  thr->task = saved_task;
+  thr->icv = saved_icv;
+  if (!t->had_children) {
+    free(t);
+    return;
+  }
+  /* Its children may outlive it: the last of them to complete frees it (maybe_free). */
+  struct garbage g = {{NULL}, 0};
+  q_lock(q);
+  free_dep_table(t->deps);
+  t->deps = NULL;
+  t->state = LITE_TASK_DONE;
   t->creator_owns = false;
   maybe_free(t, &g);
   q_unlock(q);
@@ -603,13 +642,19 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   bool undeferred = !if_clause || parent->final;
   bool solo = thr->team == NULL || thr->team->pool == NULL;
   unsigned ndeps = (flags & TASK_FLAG_DEPEND) ? count_deps(depend) : 0;
+  bool final = (flags & TASK_FLAG_FINAL) || parent->final;
+  if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && cpyfn == NULL &&
+      prepare == NULL) {
+    run_included(thr, parent, q, fn, data, final);
+    return;
+  }
   /* An undeferred task may use the caller's block, which outlives it; the others and a
      copy-constructed one get their own. */
   bool copy = !undeferred || cpyfn != NULL || prepare != NULL;
   size_t align = arg_align > 1 ? (size_t)arg_align : 1;
   struct lite_task *t = new_task(thr, parent, q, ndeps, copy ? (size_t)arg_size : 0, align);
   t->fn = fn;
-  t->final = (flags & TASK_FLAG_FINAL) || parent->final;
+  t->final = final;
   t->creator_owns = undeferred;
   if (flags & TASK_FLAG_DETACH) {
     /* The event handle goes to the detach variable and, for the task's own copy, to the first

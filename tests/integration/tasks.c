@@ -782,6 +782,53 @@ static void part_undeferred(void)
                 grand_ran_at_once);
     LITE_EXPECT(plain_final == 0, "omp_in_final() is %d in a final(0) task", plain_final);
 
+    /* if (0) tasks that make tasks. The children of the first wait until it has ended (thread 0
+       releases them after), so they outlive it and still count in it when they complete; an
+       omp_set_num_threads inside it stays inside it. The second waits for its children with a
+       taskwait of its own. */
+    int released = 0, kids_done = 0, early = -1, icv_leaked = -1, waited = -1;
+    made = 0;
+#pragma omp parallel num_threads(team2) shared(released, kids_done, early, icv_leaked, waited)
+    {
+        if (omp_get_thread_num() == 0) {
+            int before = omp_get_max_threads();
+#pragma omp task if (0) shared(released, kids_done)
+            {
+                omp_set_num_threads(before + 3);
+                for (int c = 0; c < 4; c++) {
+#pragma omp task shared(released, kids_done)
+                    {
+                        wait_for(&released, 1, "thread 0 to release the children of an if (0) "
+                                 "task");
+                        inc(&kids_done);
+                    }
+                }
+            }
+            icv_leaked = omp_get_max_threads() != before;
+            store(&made, 1);
+            early = load(&kids_done);
+            store(&released, 1);
+            int own = 0;
+#pragma omp task if (0) shared(own, waited)
+            {
+                for (int c = 0; c < 4; c++) {
+#pragma omp task shared(own)
+                    inc(&own);
+                }
+#pragma omp taskwait
+                waited = load(&own);
+            }
+        } else {
+            wait_for(&made, 1, "thread 0's tasks");
+        }
+    }
+    LITE_EXPECT(early == 0 && kids_done == 4, "the children of an if (0) task: %d done before "
+                "they were released, %d after the region, expected 0 and 4", early, kids_done);
+    LITE_EXPECT(icv_leaked == 0, "omp_set_num_threads inside an if (0) task changed its "
+                "creator's nthreads-var");
+    LITE_EXPECT(waited == 4, "a taskwait inside an if (0) task saw %d of its 4 children done",
+                waited);
+
     long got = -1;
 #pragma omp parallel shared(got)
 #pragma omp single
