@@ -186,6 +186,7 @@ t_ordered() {
     case_ok OMP_SCHEDULE=static,3 OMP_NUM_THREADS=3 ws_ordered
     case_ok OMP_SCHEDULE=guided,2 OMP_NUM_THREADS=4 ws_ordered
     case_ok OMP_MAX_ACTIVE_LEVELS=2 OMP_NUM_THREADS=3 ws_ordered
+    case_ok OMP_NUM_THREADS=16 ws_ordered turns
 }
 
 t_sections() {

@@ -11,7 +11,8 @@
    GOMP_ordered_end, GOMP_loop_end / GOMP_loop_end_nowait; parallel for ordered -> GOMP_parallel
    with the same inside.
 
-   usage: ws_ordered   (the runner varies OMP_SCHEDULE for the runtime loops) */
+   usage: ws_ordered         (the runner varies OMP_SCHEDULE for the runtime loops)
+          ws_ordered turns   only the turn hand-off stress (see turns()) */
 #include "ws_test.h"
 
 #define MAXN 3000
@@ -181,9 +182,40 @@ static void verify(long n, int skip, const char *how)
     reset();
 }
 
-int main(void)
+/* The turn passes at every iteration: many short loops of empty ordered regions,
+   schedule(static, 1), run by a team larger than the CPUs. A lost wake-up in the hand-off leaves
+   a thread asleep with the turn and the team waiting for it, which the runner's timeout reports.
+   Under ThreadSanitizer (make check-tsan), 3 of 4 runs of this at 16 threads hung with the
+   library before 046fb65, whose passer could move the turn's generation back; plain runs on 2
+   CPUs practically never hit that window. */
+static void turns(void)
+{
+    long bad = 0;
+    for (int r = 0; r < 40; r++) {
+        long next = 0;
+#pragma omp parallel for ordered schedule(static, 1) reduction(+: bad)
+        for (long i = 0; i < 2000; i++) {
+#pragma omp ordered
+            {
+                if (next != i)
+                    bad++;
+                next = i + 1;
+            }
+        }
+        LITE_EXPECT(bad == 0 && next == 2000, "turns: loop %d ran %ld ordered regions out of "
+                    "order and ended at %ld, expected 2000", r, bad, next);
+    }
+    ws_note("turns: 40 loops of 2000 turns: ok");
+}
+
+int main(int argc, char **argv)
 {
     LITE_CHECK("ws_ordered");
+    if (argc > 1 && strcmp(argv[1], "turns") == 0) {
+        turns();
+        ws_note("PASS");
+        return 0;
+    }
     static const long sizes[] = { 0, 1, 2, 7, 100, 401 };
     reset();
     for (int l = 0; l < NLOOPS; l++) {
