@@ -383,9 +383,8 @@ static struct lite_task *finish_body(struct lite_tasks *q, struct lite_task *t,
   return next;
 }
 
-/* Runs t; returns the task to run next, as finish_body takes it. */
-static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task *t,
-                                       const struct wait_rule *rule, void *arg)
+/* Runs t's body as the current task, with its own ICVs (unless it is discarded). */
+static void run_body(struct lite_thread *thr, struct lite_task *t)
 {
   struct lite_task *saved_task = thr->task;
   struct lite_icv saved_icv = thr->icv;
@@ -395,6 +394,13 @@ static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task
     t->fn(t->data);
   thr->task = saved_task;
   thr->icv = saved_icv;
+}
+
+/* Runs t; returns the task to run next, as finish_body takes it. */
+static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task *t,
+                                       const struct wait_rule *rule, void *arg)
+{
+  run_body(thr, t);
   return finish_body(t->queue, t, rule, arg);
 }
 
@@ -599,13 +605,7 @@ static void run_included(struct lite_thread *thr, struct lite_task *parent, stru
   t->final = final;
   t->state = LITE_TASK_RUNNING;
   t->creator_owns = true;
-  struct lite_task *saved_task = thr->task;
-  struct lite_icv saved_icv = thr->icv;
-  thr->task = t;
-  if (fn != NULL && !discarded(thr, t))
-    fn(data);
-  thr->task = saved_task;
-  thr->icv = saved_icv;
+  run_body(thr, t);
   if (!t->had_children) {
     free(t);
     return;
