@@ -70,6 +70,47 @@ def compile_all(tests, compile_test, jobs, show_failure):
     return compiled
 
 
+# ---- Directives ------------------------------------------------------------------------------
+
+def bool_expr(tokens, leaf, opening, closing):
+    """Evaluates the boolean expression in tokens: `!`, `&&` (binding tighter), `||`, groups
+    between the tokens opening and closing (`(` `)` in lit, `{` `}` in DejaGnu), and leaf(token)
+    for every other token. Words side by side without `||` count as an `||` (DejaGnu's selector
+    lists). An empty expression is false."""
+    pos = 0
+
+    def primary():
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok == "!":
+            return not primary()
+        if tok == opening:
+            value = disjunction()
+            pos += 1  # the closing token
+            return value
+        return leaf(tok)
+
+    def conjunction():
+        nonlocal pos
+        value = primary()
+        while pos < len(tokens) and tokens[pos] == "&&":
+            pos += 1
+            value = primary() and value
+        return value
+
+    def disjunction():
+        nonlocal pos
+        value = conjunction()
+        while pos < len(tokens) and tokens[pos] != closing:
+            if tokens[pos] == "||":
+                pos += 1
+            value = conjunction() or value
+        return value
+
+    return disjunction() if tokens else False
+
+
 # ---- Running ---------------------------------------------------------------------------------
 
 def clean_environment():

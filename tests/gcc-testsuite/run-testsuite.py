@@ -32,8 +32,8 @@ import time
 # What both testsuites' runners share is in tests/testsuite_common.py, one folder up (the runner
 # is run by path from the source tree, not installed).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testsuite_common import (RUNTIMES, build, clean_environment, compile_all,  # noqa: E402
-                              give_up, in_parallel, not_implemented, preload_problem,
+from testsuite_common import (RUNTIMES, bool_expr, build, clean_environment,  # noqa: E402
+                              compile_all, give_up, in_parallel, not_implemented, preload_problem,
                               print_now_passing, read_known, run_program, verdict)
 
 TRIPLET = "x86_64-pc-linux-gnu"
@@ -179,38 +179,7 @@ class Target:
     def expr(self, text):
         """Evaluates `a && { ! b } || c` and friends; a list of bare words means any of them."""
         tokens = re.findall(r"\{|\}|&&|\|\||!|[^\s{}!&|]+", text)
-        pos = 0
-
-        def primary():
-            nonlocal pos
-            tok = tokens[pos]
-            pos += 1
-            if tok == "!":
-                return not primary()
-            if tok == "{":
-                value = disjunction()
-                pos += 1  # the closing brace
-                return value
-            return self.keyword(tok)
-
-        def conjunction():
-            nonlocal pos
-            value = primary()
-            while pos < len(tokens) and tokens[pos] == "&&":
-                pos += 1
-                value = primary() and value
-            return value
-
-        def disjunction():
-            nonlocal pos
-            value = conjunction()
-            while pos < len(tokens) and tokens[pos] not in ("}",):
-                if tokens[pos] == "||":
-                    pos += 1
-                value = conjunction() or value  # juxtaposed words: any of them
-            return value
-
-        return disjunction() if tokens else False
+        return bool_expr(tokens, self.keyword, "{", "}")
 
     def selector(self, text):
         """A `{ target X }` / `{ xfail X }` selector, or a bare expression (dg-skip-if). Returns

@@ -35,8 +35,8 @@ import time
 # What both testsuites' runners share is in tests/testsuite_common.py, one folder up (the runner
 # is run by path from the source tree, not installed).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testsuite_common import (RUNTIMES, build, clean_environment, compile_all,  # noqa: E402
-                              give_up, in_parallel, not_implemented, preload_problem,
+from testsuite_common import (RUNTIMES, bool_expr, build, clean_environment,  # noqa: E402
+                              compile_all, give_up, in_parallel, not_implemented, preload_problem,
                               print_now_passing, read_known, run_program, verdict)
 
 # None: the runtime's own default (the CPUs this process may use); 1: teams of one take their
@@ -74,37 +74,7 @@ def read_directives(path):
 def feature_expr(text, features):
     """Evaluates one lit feature expression (`a && !(b || c)`); `*` matches everything."""
     tokens = re.findall(r"&&|\|\||[!()]|[^\s&|!()]+", text)
-    pos = 0
-
-    def primary():
-        nonlocal pos
-        tok = tokens[pos]
-        pos += 1
-        if tok == "!":
-            return not primary()
-        if tok == "(":
-            value = disjunction()
-            pos += 1  # the closing parenthesis
-            return value
-        return tok == "*" or tok in features
-
-    def conjunction():
-        nonlocal pos
-        value = primary()
-        while pos < len(tokens) and tokens[pos] == "&&":
-            pos += 1
-            value = primary() and value
-        return value
-
-    def disjunction():
-        nonlocal pos
-        value = conjunction()
-        while pos < len(tokens) and tokens[pos] == "||":
-            pos += 1
-            value = conjunction() or value
-        return value
-
-    return disjunction() if tokens else False
+    return bool_expr(tokens, lambda tok: tok == "*" or tok in features, "(", ")")
 
 
 def machine_features():
