@@ -268,8 +268,10 @@ void lite_legacy_nest_lock_unset(struct lite_legacy_nest_lock *lock)
 int lite_legacy_nest_lock_test(struct lite_legacy_nest_lock *lock)
 {
   uint32_t tid = my_tid();
-  uint32_t seen = 0;
-  if (atomic_compare_exchange_strong_explicit(&lock->owner, &seen, tid, memory_order_acquire,
+  /* Look first, as lite_mutex_trylock does: callers spin on test. */
+  uint32_t seen = atomic_load_explicit(&lock->owner, memory_order_relaxed);
+  if (seen == 0 &&
+      atomic_compare_exchange_strong_explicit(&lock->owner, &seen, tid, memory_order_acquire,
                                               memory_order_relaxed)) {
     lock->count = 1;
     return 1;

@@ -5,6 +5,29 @@
 
 #include "internal.h"
 
+/* A lock for sched/'s short critical sections (a stealing range, the call-site table). Holders
+   never block while holding, so waiters poll: look before the compare-and-swap (a failing CAS
+   takes the line from the holder), and yield once the budget is spent, since with more threads
+   than CPUs the holder may be waiting for the CPU a poller holds. */
+static inline void lite_sched_lock(_Atomic uint32_t *word)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  for (;;) {
+    uint32_t free = 0;
+    if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+        atomic_compare_exchange_weak_explicit(word, &free, 1, memory_order_acquire,
+                                              memory_order_relaxed))
+      return;
+    if (!lite_waiter_poll(&w))
+      lite_waiter_init(&w);
+  }
+}
+static inline void lite_sched_unlock(_Atomic uint32_t *word)
+{
+  atomic_store_explicit(word, 0, memory_order_release);
+}
+
 /* Schedule kinds as gcc passes them to GOMP_loop_start (libgomp's numbering). */
 enum lite_sched {
   LITE_SCHED_RUNTIME = 0, /* schedule(runtime) without modifier: run-sched-var decides */

@@ -42,17 +42,6 @@ struct lite_site {
 static struct lite_site sites[SITES];
 static _Atomic uint32_t site_lock;
 
-static void lock_sites(void)
-{
-  uint32_t free = 0;
-  while (!atomic_compare_exchange_weak(&site_lock, &free, 1)) {
-    free = 0;
-    lite_cpu_relax();
-  }
-}
-
-static void unlock_sites(void) { atomic_store_explicit(&site_lock, 0, memory_order_release); }
-
 static struct lite_site *site_for(void *key)
 {
   uintptr_t h = (uintptr_t)key;
@@ -65,7 +54,7 @@ void lite_site_plan(struct lite_ws *ws, void *key)
 {
   struct lite_site *site = site_for(key);
   bool measure;
-  lock_sites();
+  lite_sched_lock(&site_lock);
   if (site->key != key || site->nthreads != ws->nthreads || site->count != ws->count) {
     site->key = key;
     site->nthreads = ws->nthreads;
@@ -90,7 +79,7 @@ void lite_site_plan(struct lite_ws *ws, void *key)
     ws->steal = site->steal;
     site->steal_runs += site->steal;
   }
-  unlock_sites();
+  lite_sched_unlock(&site_lock);
 
   ws->site = site;
   ws->start_ns = measure ? lite_now_ns() : 0;
@@ -105,9 +94,9 @@ bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
     return false;
   struct lite_site *site = site_for(key);
   /* A racy read is fine: a stale answer costs one run on the slower path. */
-  lock_sites();
+  lite_sched_lock(&site_lock);
   bool tiny = site->key == key && site->nthreads == nthreads && site->count == count && site->whole;
-  unlock_sites();
+  lite_sched_unlock(&site_lock);
   return tiny;
 }
 
@@ -151,7 +140,7 @@ void lite_site_loop_done(struct lite_ws *ws)
   if (site == NULL)
     return;
   uint64_t stolen = atomic_load_explicit(&ws->stolen, memory_order_relaxed);
-  lock_sites();
+  lite_sched_lock(&site_lock);
   site->steals += stolen;
   if (ws->start_ns != 0 && site->count == ws->count && site->nthreads == ws->nthreads) {
     uint64_t last = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
@@ -177,14 +166,14 @@ void lite_site_loop_done(struct lite_ws *ws)
       site->hold = 0;
     }
   }
-  unlock_sites();
+  lite_sched_unlock(&site_lock);
 }
 
 bool lite_site_tiny_run(void *key, unsigned nthreads, uint64_t count, uint64_t run_ns)
 {
   struct lite_site *site = site_for(key);
   bool tiny = run_ns < 2 * LITE_TINY_LOOP_NS;
-  lock_sites();
+  lite_sched_lock(&site_lock);
   if (site->key == key && site->nthreads == nthreads && site->count == count) {
     site->runs++;
     site->whole_runs++;
@@ -193,7 +182,7 @@ bool lite_site_tiny_run(void *key, unsigned nthreads, uint64_t count, uint64_t r
       site->hold = SAMPLE_EVERY;
     }
   }
-  unlock_sites();
+  lite_sched_unlock(&site_lock);
   return tiny;
 }
 

@@ -17,27 +17,6 @@
    steals in whole chunks give both; with the default chunk of 1 nothing changes. */
 #include "sched_internal.h"
 
-static void range_lock(struct lite_range *range)
-{
-  struct lite_waiter w;
-  lite_waiter_init(&w);
-  for (;;) {
-    uint32_t free = 0;
-    if (atomic_load_explicit(&range->lock, memory_order_relaxed) == 0 &&
-        atomic_compare_exchange_weak_explicit(&range->lock, &free, 1, memory_order_acquire,
-                                              memory_order_relaxed))
-      return;
-    /* Holders never block while holding: keep polling (yielding when oversubscribed). */
-    if (!lite_waiter_poll(&w))
-      lite_waiter_init(&w);
-  }
-}
-
-static void range_unlock(struct lite_range *range)
-{
-  atomic_store_explicit(&range->lock, 0, memory_order_release);
-}
-
 static uint64_t chunk_count(const struct lite_ws *ws)
 {
   return ws->count / ws->chunk + (ws->count % ws->chunk != 0);
@@ -89,22 +68,22 @@ static bool take_front(struct lite_ws *ws, struct lite_range *range, uint64_t *l
 static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *mine)
 {
   struct lite_range *range = &ws->ranges[victim];
-  range_lock(range);
+  lite_sched_lock(&range->lock);
   range_prepare(ws, range, victim);
   uint64_t left = range->hi > range->lo ? range->hi - range->lo : 0;
   if (left == 0) {
-    range_unlock(range);
+    lite_sched_unlock(&range->lock);
     return false;
   }
   uint64_t take = left / 2 + (left & 1);
   uint64_t hi = range->hi;
   range->hi -= take;
-  range_unlock(range);
+  lite_sched_unlock(&range->lock);
 
-  range_lock(mine);
+  lite_sched_lock(&mine->lock);
   mine->lo = hi - take;
   mine->hi = hi;
-  range_unlock(mine);
+  lite_sched_unlock(&mine->lock);
   atomic_fetch_add_explicit(&ws->stolen, 1, memory_order_relaxed);
   return true;
 }
@@ -117,7 +96,7 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
     return take_front(ws, mine, lo, hi);
   }
   for (;;) {
-    range_lock(mine);
+    lite_sched_lock(&mine->lock);
     range_prepare(ws, mine, id);
     /* gcc's lastprivate code lets the member whose iteration variable ends past the loop's end
        copy out: the member that ran the final chunk must take no other chunk after it. */
@@ -125,7 +104,7 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
     if (got && *hi == ws->count)
       mine->next_chunk = 1;
     bool finished_last = mine->next_chunk != 0;
-    range_unlock(mine);
+    lite_sched_unlock(&mine->lock);
     if (got)
       return true;
     if (finished_last)
