@@ -238,24 +238,40 @@ static bool next_whole(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
   return true;
 }
 
-/* Ordered loops: a member passes the turn on when it is done with a chunk, once the chunks
-   before it have passed it (chunks are handed out in iteration order). */
+/* Ordered loops: the turn is the first index of the chunk whose ordered regions may run; a
+   member passes it on when it is done with a chunk, once the chunks before it have passed it
+   (chunks are handed out in iteration order). Waiters poll the turn itself. Only one that parks
+   needs the generation, its futex: a passer bumps it after storing the turn, and only when
+   someone sleeps, so the common hand-off is one store and one load. (The store of the turn and
+   the parker's count are sequentially consistent: either the passer sees the parker, or the
+   parker, re-reading the turn after it counted itself, sees the new one. The bump is an atomic
+   add, never a store of a value read before: see lite_bump_and_wake.) */
+void lite_ordered_wait_turn(struct lite_ws *ws, uint64_t lo)
+{
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  while (atomic_load_explicit(&ws->ordered_turn, memory_order_acquire) != lo) {
+    if (lite_waiter_poll(&w))
+      continue;
+    lite_park_begin(&ws->ordered_sleepers);
+    uint32_t gen = atomic_load(&ws->ordered_gen);
+    if (atomic_load(&ws->ordered_turn) != lo)
+      lite_futex_wait(&ws->ordered_gen, gen);
+    lite_park_end(&ws->ordered_sleepers);
+    /* Woken: the turn moved, maybe to the chunk just before ours. Wait afresh. */
+    lite_waiter_init(&w);
+  }
+  atomic_thread_fence(memory_order_acquire);
+}
+
 static void ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws)
 {
   if (thr->chunk_hi == thr->chunk_lo)
     return;
-  uint64_t lo = thr->chunk_lo;
-  while (atomic_load_explicit(&ws->ordered_turn, memory_order_acquire) != lo) {
-    uint32_t gen = atomic_load(&ws->ordered_gen);
-    if (atomic_load(&ws->ordered_turn) == lo)
-      break;
-    lite_wait_while_equal(&ws->ordered_gen, gen, &ws->ordered_sleepers);
-  }
+  lite_ordered_wait_turn(ws, thr->chunk_lo);
   atomic_store(&ws->ordered_turn, thr->chunk_hi);
-  /* The member the turn goes to may pass it on before this member bumps the generation: both
-     bump it (a store of the generation read here lost a wake-up, and 16 threads on 2 CPUs
-     deadlocked in an ordered loop). */
-  lite_bump_and_wake(&ws->ordered_gen, &ws->ordered_sleepers);
+  if (atomic_load(&ws->ordered_sleepers) != 0)
+    lite_bump_and_wake(&ws->ordered_gen, &ws->ordered_sleepers);
   thr->chunk_lo = thr->chunk_hi = 0;
 }
 

@@ -103,6 +103,8 @@ void lite_static_block(uint64_t count, unsigned n, unsigned id, uint64_t *lo, ui
 /* Ordered loops: the member's current chunk is done; pass the turn to the next chunk once the
    chunks before it have passed it. */
 void lite_ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws);
+/* Waits until the chunk that starts at index lo has the ordered turn. */
+void lite_ordered_wait_turn(struct lite_ws *ws, uint64_t lo);
 
 /* Nonmonotonic hand-out (steal.c): own block first, then steal from the nearest members. */
 bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi);
