@@ -617,6 +617,9 @@ void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint
    Runnable threads of ours that count themselves parked only make it say yes. Always false
    with OMPLITE_LOAD_WATCH=false. */
 bool lite_foreign_load(uint64_t now);
+/* How long a waiter may spin now: the wait policy's spin_ns, cut short while another process
+   competes for our CPUs. */
+uint64_t lite_spin_budget_ns(uint64_t now);
 /* Store value into *word (sequentially consistent) and wake its parked waiters, if any. */
 void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_t *sleepers);
 /* Add one to *word, a generation count several threads may bump at once, and wake its parked

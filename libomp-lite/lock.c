@@ -7,16 +7,16 @@
 
 /* ---------------------------------------------------------------- the futex mutex */
 
-/* How long a contended acquirer spins before it sleeps. Parking and being woken costs 20-25 us
-   on these VMs (DESIGN.md §5), so spinning pays whenever the holder is running and its critical
-   section is short; 4 us covers typical critical sections (0.1-2 us) plus the cache-line handoff
-   (~50 ns), and wastes little when the holder was preempted (threads > CPUs), where spinning
-   cannot help. Measured on a 2-vCPU VM shared with other jobs (2-8 pthreads, critical sections
-   of 0.1-5 us): waiters reached the bound in under 1 acquisition in 1000, and bounds from 1 to
-   64 us were indistinguishable within the noise; an unbounded or millisecond spin (libgomp spins
-   up to GOMP_SPINCOUNT) only adds risk when the team outnumbers the CPUs. Time, not iterations,
-   bounds it: pause costs 24 ns here but from 1 to 40 ns elsewhere. */
-#define MUTEX_SPIN_NS 4000u
+/* How long a contended acquirer spins before it sleeps: as long as any waiter (the wait policy's
+   spin_ns, 300 us by default, none to speak of under OMP_WAIT_POLICY=passive, cut to 50 us while
+   another process competes for our CPUs), as libgomp's mutex spins GOMP_SPINCOUNT polls. A
+   fixed 4 us bound lost: two threads taking a lock around a 0.05 us section, the releaser re-takes
+   it many times in a row (its cache holds the line), so its partner spun out and slept, and a
+   sleeper leaves the mutex marked 2, so that unlocks make system calls (see the slow path below).
+   syncbench lock and critical at 2 threads, 400 interleaved samples each: 0.053-0.058 us per
+   construct with 4 us, 0.047 with the wait policy's budget and the spin after a wake-up
+   (libgomp 0.041-0.047). Time, not iterations, bounds it: pause costs 24 ns here but from 1 to
+   40 ns elsewhere. */
 /* With more of our threads awake than CPUs, the holder is often waiting for a CPU that the
    spinners hold: spin only briefly, then sleep. syncbench critical and lock at 4 and 16 threads
    on 2 CPUs, two run-bench runs of each (6 rounds): 0.09-0.11 us per construct with 0.5 us
@@ -32,7 +32,7 @@ static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
   uint64_t deadline = 0;
   int awake = atomic_load_explicit(&lite_threads_live, memory_order_relaxed) -
               atomic_load_explicit(&lite_threads_parked, memory_order_relaxed);
-  uint64_t budget = awake > (int)lite_env.ncpus ? MUTEX_SPIN_OVERSUBSCRIBED_NS : MUTEX_SPIN_NS;
+  bool oversubscribed = awake > (int)lite_env.ncpus;
   for (unsigned polls = 1;; polls++) {
     uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
     if (seen == 0 && atomic_compare_exchange_weak_explicit(word, &seen, value,
@@ -43,7 +43,7 @@ static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
     if (polls % MUTEX_POLLS_PER_CLOCK == 0) {
       uint64_t now = lite_now_ns();
       if (deadline == 0)
-        deadline = now + budget;
+        deadline = now + (oversubscribed ? MUTEX_SPIN_OVERSUBSCRIBED_NS : lite_spin_budget_ns(now));
       else if (now >= deadline)
         return false;
     }
@@ -57,8 +57,14 @@ void lite_mutex_lock_slow(_Atomic uint32_t *m)
   /* Sleep. Whoever gets the mutex from here on marks it 2 (held, maybe waiters), because it
      cannot know whether other sleepers remain: the unlock then wakes one more than needed at
      worst, never one fewer. */
-  while (atomic_exchange_explicit(m, 2, memory_order_acquire) != 0)
+  while (atomic_exchange_explicit(m, 2, memory_order_acquire) != 0) {
     lite_futex_wait(m, 2);
+    /* Woken, the waiter spins again before it sleeps again: going straight back to sleep kept
+       the mutex marked 2 while two threads took turns, so that every unlock made a system call
+       (syncbench lock, 2 threads: 21,000-61,000 futex calls a run, against 115 for libgomp). */
+    if (spin_then_acquire(m, 2))
+      return;
+  }
 }
 
 void lite_mutex_unlock_slow(_Atomic uint32_t *m) { lite_futex_wake(m, 1); }

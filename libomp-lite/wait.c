@@ -31,7 +31,7 @@ static _Atomic uint64_t contended_until_ns;
 /* See the peer check in lite_waiter_poll. */
 #define PEER_CHECK_NS 30000
 
-static uint64_t spin_budget(uint64_t now)
+uint64_t lite_spin_budget_ns(uint64_t now)
 {
   uint64_t until = atomic_load_explicit(&contended_until_ns, memory_order_relaxed);
   if (now < until && lite_env.spin_ns > CONTENDED_SPIN_NS)
@@ -154,7 +154,7 @@ bool lite_waiter_poll(struct lite_waiter *w)
         return false;
       }
       w->last_ns = now;
-      if (now - w->start_ns > spin_budget(now) || crowded(now))
+      if (now - w->start_ns > lite_spin_budget_ns(now) || crowded(now))
         return false;
       /* The scheduler may put the awaited thread on this CPU (a futex wake-up lands the wakee
          next to the waker) while the other CPU idles: spinning then delays it by the whole
