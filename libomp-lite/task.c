@@ -34,9 +34,14 @@ enum { DEPEND_IN = 1, DEPEND_OUT = 2, DEPEND_INOUT = 3, DEPEND_MUTEXINOUTSET = 4
 static inline void q_lock(struct lite_tasks *q) { lite_mutex_lock(&q->lock); }
 static inline void q_unlock(struct lite_tasks *q) { lite_mutex_unlock(&q->lock); }
 
-/* Under the lock: a task's children or npred count changes by delta. Only lock holders write
-   them, so a load and a store do (no locked instruction); the store is a release, so that a
-   thread that reads the count without the lock and sees 0 also sees what the tasks wrote. */
+/* Under the lock: a count changes by delta (a task's children or npred; the queue's incomplete,
+   ready and gen). Only lock holders write them, so a load and a store do; the store is a
+   release, so that a thread that reads the count without the lock and sees 0 also sees what the
+   tasks wrote. The queue's counts share the lock's cache line, which waiting threads keep
+   reading: a locked add there stalls the holder for the line's transfer, plain stores do not
+   (they wait in the store buffer, all three at once). taskbench at 2 threads, 50 interleaved
+   samples: task-all 1.86 -> 0.81 us a task (libgomp 1.25), fib(30) 1560 -> 1385 us (1300),
+   taskgroup 12.0 -> 4.4 us (7.7), task-dep-chain 0.58 -> 0.32 us (0.63). */
 static inline unsigned count_add(_Atomic unsigned *count, int delta)
 {
   unsigned value = atomic_load_explicit(count, memory_order_relaxed) + (unsigned)delta;
@@ -45,12 +50,16 @@ static inline unsigned count_add(_Atomic unsigned *count, int delta)
 }
 
 /* Under the lock, after any change a waiter may be waiting for. */
-static inline void changed(struct lite_tasks *q) { atomic_fetch_add(&q->gen, 1); }
+static inline void changed(struct lite_tasks *q) { count_add(&q->gen, 1); }
 
 /* After the unlock: the futex call only if someone sleeps. Threads parked in a barrier of the
-   team sleep on its barrier words: a new ready task wakes one of them to run it. */
+   team sleep on its barrier words: a new ready task wakes one of them to run it. The fence
+   orders the stores of gen and ready before the loads of the sleeper counts, as a parker's
+   lite_park_begin orders its count before its re-check of gen or ready: one of the two sees
+   the other. */
 static inline void wake(struct lite_tasks *q)
 {
+  atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load(&q->sleepers) != 0)
     lite_futex_wake(&q->gen, INT32_MAX);
   if (q->pool != NULL && atomic_load(&q->ready) != 0)
@@ -75,7 +84,7 @@ static void push_ready(struct lite_tasks *q, struct lite_task *t)
   if (p->ready_children != NULL)
     p->ready_children->sib_prev = t;
   p->ready_children = t;
-  atomic_fetch_add_explicit(&q->ready, 1, memory_order_relaxed);
+  count_add(&q->ready, 1);
   changed(q);
 }
 
@@ -96,7 +105,7 @@ static void take_ready(struct lite_tasks *q, struct lite_task *t)
     p->ready_children = t->sib_next;
   if (t->sib_next != NULL)
     t->sib_next->sib_prev = t->sib_prev;
-  atomic_fetch_sub_explicit(&q->ready, 1, memory_order_relaxed);
+  count_add(&q->ready, -1);
   t->state = LITE_TASK_RUNNING;
 }
 
@@ -345,7 +354,7 @@ static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *
   if (t->group != NULL)
     t->group->incomplete--;
   count_add(&p->children, -1);
-  atomic_fetch_sub(&q->incomplete, 1);
+  count_add(&q->incomplete, -1);
   changed(q);
   maybe_free(t, g);
   maybe_free(p, g);
@@ -568,7 +577,7 @@ static void enter_task(struct lite_tasks *q, struct lite_task *parent, struct li
   parent->had_children = true;
   if (t->group != NULL)
     t->group->incomplete++;
-  atomic_fetch_add(&q->incomplete, 1);
+  count_add(&q->incomplete, 1);
   if (t->ndeps != 0)
     register_deps(parent, t, depend);
 }
