@@ -10,7 +10,7 @@
    are made while the other threads wait to enter the barrier (see `made`).
 
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
-                            nested orphan all_memory idle; without PART, all of them but
+                            nested orphan tied all_memory idle; without PART, all of them but
                             all_memory and idle (each a case of its own in run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
@@ -1418,6 +1418,93 @@ static void part_orphan(void)
     LITE_EXPECT(fulfilled_self == 1, "a detached task outside any region did not run");
 }
 
+/* ------------------------------------------------------------------------------------- tied */
+
+/* The scheduling constraint on tied tasks (OpenMP 5.2 §12.9): a thread suspended in a taskwait
+   may start only tasks that descend from every task suspended on it (an implicit task in a
+   barrier aside). libomp-lite, as libgomp, runs only the waiting task's children there (part
+   waits relies on that); this checks that it runs nothing a tied task may not run. Every thread of
+   the team grows a tree of tasks from its implicit task and waits for it, so that ready tasks of
+   other trees are always at hand; each task carries the ids of its ancestors, each thread keeps
+   the ids of the tasks suspended on it, and a task that starts under a task it does not descend
+   from is counted. */
+#define TIED_FAN 3
+#define TIED_DEPTH 6
+struct ancestry {
+    int n;
+    int id[TIED_DEPTH + 1];
+};
+static int tied_suspended[TIED_DEPTH + 2];
+static int tied_nsuspended;
+#pragma omp threadprivate(tied_suspended, tied_nsuspended)
+static int tied_next_id, tied_ran, tied_bad, tied_first_bad_task, tied_first_bad_under;
+
+/* A task suspended in a taskwait. Under the constraint, the tasks suspended on a thread are a
+   chain of ancestors, at most a tree's depth and its root; more means a task ran under another
+   it does not descend from, counted here instead of writing past the array. */
+static void tied_wait(int id)
+{
+    enum { CAPACITY = sizeof tied_suspended / sizeof tied_suspended[0] };
+    int pushed = tied_nsuspended < CAPACITY;
+    if (pushed)
+        tied_suspended[tied_nsuspended++] = id;
+    else if (inc(&tied_bad) == 0) {
+        store(&tied_first_bad_task, id);
+        store(&tied_first_bad_under, tied_suspended[CAPACITY - 1]);
+    }
+#pragma omp taskwait
+    tied_nsuspended -= pushed;
+}
+
+static void tied_node(struct ancestry anc, int depth)
+{
+    int me = inc(&tied_next_id) + 1;
+    for (int k = 0; k < tied_nsuspended; k++) {
+        int found = 0;
+        for (int j = 0; j < anc.n; j++)
+            found |= anc.id[j] == tied_suspended[k];
+        if (!found && inc(&tied_bad) == 0) {
+            store(&tied_first_bad_task, me);
+            store(&tied_first_bad_under, tied_suspended[k]);
+        }
+    }
+    inc(&tied_ran);
+    if (depth == 0)
+        return;
+    struct ancestry child = anc;
+    child.id[child.n++] = me;
+    for (int c = 0; c < TIED_FAN; c++) {
+#pragma omp task firstprivate(child, depth)
+        tied_node(child, depth - 1);
+    }
+    tied_wait(me);
+}
+
+static void part_tied(void)
+{
+    tied_next_id = tied_ran = tied_bad = 0;
+    int per_tree = 0;
+    for (int d = 1, level = 1; d <= TIED_DEPTH; d++)
+        per_tree += level *= TIED_FAN;
+    int trees = 0;
+#pragma omp parallel num_threads(team2) shared(trees)
+    {
+        int root = -1 - omp_get_thread_num(); /* the implicit task's id: below every task's */
+        struct ancestry anc = {1, {root}};
+        for (int c = 0; c < TIED_FAN; c++) {
+#pragma omp task firstprivate(anc)
+            tied_node(anc, TIED_DEPTH - 1);
+        }
+        tied_wait(root);
+        inc(&trees);
+    }
+    LITE_EXPECT(tied_ran == trees * per_tree, "tied tasks: %d of the %d tasks of %d trees ran",
+                tied_ran, trees * per_tree, trees);
+    LITE_EXPECT(tied_bad == 0, "tied tasks: %d tasks started on a thread suspended in a task "
+                "they do not descend from (the first: task %d under task %d; negative ids are "
+                "implicit tasks)", tied_bad, tied_first_bad_task, tied_first_bad_under);
+}
+
 /* ------------------------------------------------------------------------------------- main */
 
 struct part {
@@ -1432,6 +1519,7 @@ static const struct part parts[] = {
     {"undeferred", part_undeferred, 1}, {"taskloop", part_taskloop, 1},
     {"cancel", part_cancel, 1},      {"locks", part_locks, 1},
     {"nested", part_nested, 1},      {"orphan", part_orphan, 1},
+    {"tied", part_tied, 1},
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
