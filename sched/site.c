@@ -93,7 +93,8 @@ bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
   if (!lite_env.tiny_loops)
     return false;
   struct lite_site *site = site_for(key);
-  /* A racy read is fine: a stale answer costs one run on the slower path. */
+  /* Under the lock, so that the four fields read belong to one entry; the answer may be stale
+     by the time it is used, which costs one run on the slower path at worst. */
   lite_sched_lock(&site_lock);
   bool tiny = site->key == key && site->nthreads == nthreads && site->count == count && site->whole;
   lite_sched_unlock(&site_lock);
