@@ -92,11 +92,13 @@ void lite_team_balance(struct lite_pool *pool, unsigned nthreads)
   uint64_t now = lite_now_ns();
   if (now < pool->balance_after_ns)
     return;
+  /* Unknown load: a count is asked for (the next thread to wake takes it), for a later look. */
   pool->balance_after_ns = now + BALANCE_HOLD_NS;
-  if (lite_foreign_load(now)) {
+  enum lite_load load = lite_foreign_load(now);
+  if (load == LITE_LOAD_FOREIGN)
     pool->balance_after_ns = now + BALANCE_FOREIGN_HOLD_NS;
+  if (load != LITE_LOAD_NONE)
     return;
-  }
   uint64_t allowed[BALANCE_CPUS / 64];
   struct lite_balance_move move;
   if (!lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||

@@ -612,11 +612,13 @@ void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_
 void lite_wait_while_equal_watch(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers,
                                  _Atomic int *peer_cpu);
 void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint32_t *sleepers);
-/* Whether other processes compete for our CPUs: waiters saw it lately (a spinner preempted, the
-   overloaded state), or the runnable tasks counted now (a few file reads) include one of theirs.
-   Runnable threads of ours that count themselves parked only make it say yes. Always false
-   with OMPLITE_LOAD_WATCH=false. */
-bool lite_foreign_load(uint64_t now);
+/* Whether other processes compete for our CPUs, as the balancer must know it: the waiters'
+   overloaded state, or the kernel's count of runnable tasks, read while every thread of ours was
+   awake (now, or lately by the last of them to wake), held more than ours. Unknown when no such
+   count is recent: the next thread to leave the parked ones empty takes one. Always none with
+   OMPLITE_LOAD_WATCH=false. */
+enum lite_load { LITE_LOAD_NONE, LITE_LOAD_FOREIGN, LITE_LOAD_UNKNOWN };
+enum lite_load lite_foreign_load(uint64_t now);
 /* How long a waiter may spin now: the wait policy's spin_ns, cut short while another process
    competes for our CPUs. */
 uint64_t lite_spin_budget_ns(uint64_t now);

@@ -110,12 +110,80 @@ static bool crowded(uint64_t now)
          overloaded(now);
 }
 
-bool lite_foreign_load(uint64_t now)
+/* The balancer's question (balance.c) needs an answer it can trust both ways: moving a worker onto
+   a CPU that a busy process holds costs whole time slices per region (4 threads and a busy
+   process on 2 CPUs: `parallel` 1750-2000 us instead of 2.5), and a team kept lopsided for
+   nothing loses a tenth of a memory-bound loop (triad-dynamic-4k at 4 threads on 2 CPUs).
+
+   The kernel's count of runnable tasks holds every awake thread of ours, but only some of the
+   parked ones: a thread that has just gone to sleep can stay counted (Linux 6.12 and later keep
+   a sleeper that ran past its fair share queued until it is picked: at the joins of that loop
+   the count read 3 or 4 where 2 of ours ran, 2 slept, and nothing else ran), and one being woken
+   is counted once the kernel has queued it. Counting every live thread of ours as runnable
+   gives a floor for the foreign tasks, counting none of the parked ones a ceiling: above zero
+   the floor says foreign, at zero or below the ceiling says none, and in between (parked threads
+   that may or may not be counted) nothing is known. The answer is kept for VERDICT_NS; an
+   unknown one asks for a count (count_wanted), which the thread whose wake-up leaves no one
+   parked takes (the floor and the ceiling are one then), or a yielding waiter. Threads of ours
+   blocked elsewhere (a lock's futex, a system call of the program's) can hide a foreign task.
+   The preempted-spinner state is no evidence here: with more members than CPUs, they preempt
+   one another. */
+#define VERDICT_NS 10000000
+static _Atomic bool count_wanted;
+static _Atomic uint64_t counted_ns; /* when the last answer was counted: 0 for never */
+static _Atomic bool counted_foreign;
+
+/* Reads the kernel's count and, when it settles the question, keeps the answer. */
+static enum lite_load count(uint64_t now)
+{
+  int parked = atomic_load(&lite_threads_parked);
+  int runnable = lite_os_runnable_tasks();
+  if (runnable < 0 || atomic_load(&lite_threads_parked) != parked)
+    return LITE_LOAD_UNKNOWN;
+  int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;
+  int others = runnable - (unused_cpus > 0 ? unused_cpus : 0) -
+               atomic_load_explicit(&lite_threads_live, memory_order_relaxed);
+  /* others: the floor; others + parked: the ceiling */
+  enum lite_load load = others > 0            ? LITE_LOAD_FOREIGN
+                        : others + parked <= 0 ? LITE_LOAD_NONE
+                                               : LITE_LOAD_UNKNOWN;
+  if (load != LITE_LOAD_UNKNOWN) {
+    atomic_store_explicit(&counted_foreign, load == LITE_LOAD_FOREIGN, memory_order_relaxed);
+    atomic_store_explicit(&counted_ns, now, memory_order_release);
+    atomic_store_explicit(&count_wanted, false, memory_order_relaxed);
+  }
+  return load;
+}
+
+/* A count asked for, taken by a waiter at most once per COUNT_TRY_NS: its reads cost a few us. */
+#define COUNT_TRY_NS 100000
+static _Atomic uint64_t count_tried_ns;
+
+static void count_if_wanted(uint64_t now)
+{
+  if (!atomic_load_explicit(&count_wanted, memory_order_relaxed))
+    return;
+  uint64_t tried = atomic_load_explicit(&count_tried_ns, memory_order_relaxed);
+  if (now - tried >= COUNT_TRY_NS &&
+      atomic_compare_exchange_strong(&count_tried_ns, &tried, now))
+    (void)count(now);
+}
+
+enum lite_load lite_foreign_load(uint64_t now)
 {
   if (!lite_env.load_watch)
-    return false;
-  return now < atomic_load_explicit(&contended_until_ns, memory_order_relaxed) ||
-         overloaded(now) || foreign_tasks(1) > 0;
+    return LITE_LOAD_NONE;
+  if (overloaded(now))
+    return LITE_LOAD_FOREIGN;
+  enum lite_load load = count(now);
+  if (load != LITE_LOAD_UNKNOWN)
+    return load;
+  uint64_t counted = atomic_load_explicit(&counted_ns, memory_order_acquire);
+  if (counted != 0 && now < counted + VERDICT_NS)
+    return atomic_load_explicit(&counted_foreign, memory_order_relaxed) ? LITE_LOAD_FOREIGN
+                                                                         : LITE_LOAD_NONE;
+  atomic_store_explicit(&count_wanted, true, memory_order_relaxed);
+  return LITE_LOAD_UNKNOWN;
 }
 
 static enum lite_wait_mode wait_mode_now(void)
@@ -179,6 +247,7 @@ bool lite_waiter_poll(struct lite_waiter *w)
     uint64_t now = lite_now_ns();
     if (now - w->start_ns > lite_env.yield_ns || crowded(now))
       return false;
+    count_if_wanted(now);
     lite_os_yield();
     w->polls++;
     if (w->polls % 8 == 0)
@@ -201,8 +270,10 @@ void lite_park_begin(_Atomic uint32_t *sleepers)
 
 void lite_park_end(_Atomic uint32_t *sleepers)
 {
-  atomic_fetch_sub_explicit(&lite_threads_parked, 1, memory_order_relaxed);
+  bool last = atomic_fetch_sub_explicit(&lite_threads_parked, 1, memory_order_relaxed) == 1;
   atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
+  if (lite_unlikely(last && atomic_load_explicit(&count_wanted, memory_order_relaxed)))
+    (void)count(lite_now_ns());
 }
 
 void lite_wait_while_equal(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleepers)

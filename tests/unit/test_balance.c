@@ -1,5 +1,6 @@
 /* Unit tests of balance.c: when a placement of an oversubscribed team counts as lopsided, which
-   worker moves where (never the leader, only to a CPU of the mask), the move itself
+   worker moves where (never the leader, only to a CPU of the mask), when the load of other
+   processes is known (lite_foreign_load), the move itself
    (lite_os_move_to_cpu leaves the thread's mask as it was), and a team whose members all crowd
    onto one CPU at every region gets workers moved by its leader while the results stay right.
 
@@ -190,6 +191,44 @@ START_TEST(test_team_that_fits_is_left_alone)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- lite_foreign_load */
+
+/* The kernel's count is read only while no thread of ours is parked: with one parked, the load
+   is unknown and a count is asked for, which the thread whose wake-up empties the parked ones
+   reads; it serves later looks, for a while. The runtime is made to count 1000 threads more (or
+   fewer) than it has, so that the verdict does not depend on other processes of the machine. */
+START_TEST(test_foreign_load_counted_when_all_awake)
+{
+  (void)lite_self();
+  lite_env.load_watch = true;
+  _Atomic uint32_t sleepers = 0;
+  atomic_fetch_add(&lite_threads_live, 1000);
+
+  lite_park_begin(&sleepers); /* a thread of ours pretends to sleep */
+  ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_UNKNOWN);
+  ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_UNKNOWN);
+  uint64_t before = lite_now_ns();
+  lite_park_end(&sleepers); /* the last one wakes: it reads the count that was asked for */
+  lite_park_begin(&sleepers);
+  uint64_t now = lite_now_ns();
+  enum lite_load load = lite_foreign_load(now);
+  /* The count serves for 10 ms: a test preempted that long sees it run out. */
+  ck_assert_msg(load == LITE_LOAD_NONE || (load == LITE_LOAD_UNKNOWN && now - before >= 10000000),
+                "a count read with 1000 threads too many said %d", (int)load);
+  ck_assert_int_eq(lite_foreign_load(now + 20000000), LITE_LOAD_UNKNOWN);
+  lite_park_end(&sleepers);
+
+  /* All awake: the count is read at once. 1000 threads fewer than the kernel runs: foreign,
+     unless the load is not looked for. */
+  ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_NONE);
+  atomic_fetch_sub(&lite_threads_live, 2000);
+  ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_FOREIGN);
+  lite_env.load_watch = false;
+  ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_NONE);
+  atomic_fetch_add(&lite_threads_live, 1000);
+}
+END_TEST
+
 static Suite *balance_suite(void)
 {
   Suite *s = suite_create("balance");
@@ -202,6 +241,9 @@ static Suite *balance_suite(void)
   tcase_add_test(os, test_move_to_cpu_keeps_the_mask);
   tcase_add_test(os, test_affinity_bitmap);
   suite_add_tcase(s, os);
+  TCase *load = tcase_create("load");
+  tcase_add_test(load, test_foreign_load_counted_when_all_awake);
+  suite_add_tcase(s, load);
   TCase *team = tcase_create("team");
   tcase_set_timeout(team, 60);
   tcase_add_test(team, test_crowded_team_is_spread);
