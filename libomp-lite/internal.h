@@ -613,10 +613,11 @@ void lite_wait_while_equal_watch(_Atomic uint32_t *word, uint32_t old, _Atomic u
                                  _Atomic int *peer_cpu);
 void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint32_t *sleepers);
 /* Whether other processes compete for our CPUs, as the balancer must know it: the waiters'
-   overloaded state, or the kernel's count of runnable tasks, read while every thread of ours was
-   awake (now, or lately by the last of them to wake), held more than ours. Unknown when no such
-   count is recent: the next thread to leave the parked ones empty takes one. Always none with
-   OMPLITE_LOAD_WATCH=false. */
+   overloaded state, or the kernel's count of runnable tasks (now, or within 10 ms) held more
+   tasks than all our live threads (foreign), or no more than our awake ones (none). Unknown when
+   no count settled it (parked threads of ours may or may not be in the count): one is asked for,
+   which the thread whose wake-up leaves none parked, or a yielding waiter, takes. Always none
+   with OMPLITE_LOAD_WATCH=false. */
 enum lite_load { LITE_LOAD_NONE, LITE_LOAD_FOREIGN, LITE_LOAD_UNKNOWN };
 enum lite_load lite_foreign_load(uint64_t now);
 /* How long a waiter may spin now: the wait policy's spin_ns, cut short while another process
