@@ -414,9 +414,11 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   if (n < 2)
     return NULL;
 
-  /* Mark the descriptor as the next generation's before rewriting it (see worker_main). */
+  /* Mark the descriptor as the next generation's before rewriting it (see worker_main): the
+     writer's side of a seqlock, so a release fence orders the mark before the fields. */
   uint32_t next_gen = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;
-  atomic_store(&pool->desc_gen, next_gen);
+  atomic_store_explicit(&pool->desc_gen, next_gen, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
   struct lite_team *team = &pool->team_storage;
   describe_team(team, thr, n);
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed))) {
@@ -424,11 +426,15 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     atomic_fetch_and(&pool->release, LITE_EPOCH_MASK);
   }
   pool->busy = true;
-  atomic_store_explicit(&pool->nthreads, n, memory_order_relaxed);
-  pool->fn = fn;
-  pool->data = data;
-  pool->team = team;
-  pool->single_base = atomic_load_explicit(&team->single_ticket, memory_order_relaxed);
+  /* The idle workers poll gen on the descriptor's line: each field is stored only when it
+     changes, so that a repeated region writes the line twice (desc_gen, gen). */
+  if (atomic_load_explicit(&pool->nthreads, memory_order_relaxed) != n)
+    atomic_store_explicit(&pool->nthreads, n, memory_order_relaxed);
+  SET_IF_CHANGED(pool->fn, fn);
+  SET_IF_CHANGED(pool->data, data);
+  SET_IF_CHANGED(pool->team, team);
+  unsigned single_base = atomic_load_explicit(&team->single_ticket, memory_order_relaxed);
+  SET_IF_CHANGED(pool->single_base, single_base);
   if (setup != NULL) {
     /* A combined construct: its worksharing entry is ready before anyone looks for it. Every
        entry is free here, since the previous region's members have all left. */
@@ -437,7 +443,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     ws->nthreads = n;
     setup(ws, setup_arg);
     lite_ws_ready(ws);
-    pool->first_ws = ws;
+    SET_IF_CHANGED(pool->first_ws, ws);
   } else if (pool->first_ws != NULL) {
     pool->first_ws = NULL;
   }
@@ -467,8 +473,8 @@ void lite_team_join(struct lite_thread *thr)
     if ((int)(pool->slots[i]->ws_count - ws_count) > 0)
       ws_count = pool->slots[i]->ws_count;
   }
-  pool->epoch = epoch;
-  pool->ws_base = ws_count;
+  SET_IF_CHANGED(pool->epoch, epoch);
+  SET_IF_CHANGED(pool->ws_base, ws_count);
   lite_tiny_join(pool);
   thr->tiny_start_ns = 0; /* a cancelled region may have skipped the end of a timed tiny loop */
   /* A cancelled region: members that jumped to its end skipped worksharing constructs others
