@@ -83,7 +83,8 @@ static void push_ready(struct lite_tasks *q, struct lite_task *t)
   t->sib_next = p->ready_children;
   if (p->ready_children != NULL)
     p->ready_children->sib_prev = t;
-  p->ready_children = t;
+  /* Atomic: a waiting task reads it without the lock (children_changed). */
+  __atomic_store_n(&p->ready_children, t, __ATOMIC_RELEASE);
   count_add(&q->ready, 1);
   changed(q);
 }
@@ -102,7 +103,7 @@ static void take_ready(struct lite_tasks *q, struct lite_task *t)
   if (t->sib_prev != NULL)
     t->sib_prev->sib_next = t->sib_next;
   else
-    p->ready_children = t->sib_next;
+    __atomic_store_n(&p->ready_children, t->sib_next, __ATOMIC_RELAXED);
   if (t->sib_next != NULL)
     t->sib_next->sib_prev = t->sib_prev;
   count_add(&q->ready, -1);
@@ -360,10 +361,13 @@ static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *
   maybe_free(p, g);
 }
 
-/* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile. */
+/* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile.
+   Without the lock, if not NULL: whether either may have changed, from words of the waiting
+   task that only changes relevant to it write (see children_changed). */
 struct wait_rule {
   bool (*done)(struct lite_tasks *q, void *arg);
   struct lite_task *(*pick)(struct lite_tasks *q, void *arg);
+  bool (*worth_a_look)(void *arg);
 };
 
 /* Completes t's body; then, if rule is given and its wait is not over, takes the next task the
@@ -420,6 +424,25 @@ static void run_task(struct lite_thread *thr, struct lite_task *t)
 
 /* -------------------------------------------------------------------------------- waiting */
 
+/* Waits until rule's worth_a_look says yes. The spin polls the waiting task's own words, not
+   the queue's gen: gen shares the queue lock's line, which the threads making and running
+   tasks need, and each poll after a change pulled that line from them. A sleeper still parks
+   on gen, which every change bumps after making it. */
+static void wait_for_a_change(struct lite_tasks *q, const struct wait_rule *rule, void *arg,
+                              struct lite_waiter *w)
+{
+  while (!rule->worth_a_look(arg)) {
+    if (lite_waiter_poll(w))
+      continue;
+    uint32_t gen = atomic_load(&q->gen);
+    lite_park_begin(&q->sleepers);
+    if (!rule->worth_a_look(arg) && atomic_load(&q->gen) == gen)
+      lite_futex_wait(&q->gen, gen);
+    lite_park_end(&q->sleepers);
+    lite_waiter_init(w);
+  }
+}
+
 /* Runs what rule lets it run until rule says done; between tasks, waits for the queue to change
    (spin, yield or sleep, as every wait in libomp-lite: wait.c). */
 static void wait_until(struct lite_thread *thr, struct lite_tasks *q, const struct wait_rule *rule,
@@ -442,6 +465,10 @@ static void wait_until(struct lite_thread *thr, struct lite_tasks *q, const stru
       while (t != NULL)
         t = run_task_then(thr, t, rule, arg);
       lite_waiter_init(&w);
+      continue;
+    }
+    if (rule->worth_a_look != NULL) {
+      wait_for_a_change(q, rule, arg, &w);
       continue;
     }
     while (atomic_load(&q->gen) == gen) {
@@ -513,11 +540,27 @@ static bool group_done(struct lite_tasks *q, void *group)
   return ((struct lite_taskgroup *)group)->incomplete == 0;
 }
 
-static const struct wait_rule drain_rule = {queue_empty, pick_any};
-static const struct wait_rule taskwait_rule = {no_children, pick_child};
-static const struct wait_rule deps_rule = {no_predecessors, pick_sibling};
-static const struct wait_rule detach_rule = {task_done, pick_any};
-static const struct wait_rule taskgroup_rule = {group_done, pick_in_group};
+/* Without the lock, what done and pick read for a taskwait (the waiting task's children) and
+   for an undeferred task waiting for its dependences (its predecessors, its siblings). */
+static bool children_changed(void *task)
+{
+  struct lite_task *t = task;
+  return atomic_load_explicit(&t->children, memory_order_acquire) == 0 ||
+         __atomic_load_n(&t->ready_children, __ATOMIC_ACQUIRE) != NULL;
+}
+
+static bool siblings_changed(void *task)
+{
+  struct lite_task *t = task;
+  return atomic_load_explicit(&t->npred, memory_order_acquire) == 0 ||
+         __atomic_load_n(&t->parent->ready_children, __ATOMIC_ACQUIRE) != NULL;
+}
+
+static const struct wait_rule drain_rule = {queue_empty, pick_any, NULL};
+static const struct wait_rule taskwait_rule = {no_children, pick_child, children_changed};
+static const struct wait_rule deps_rule = {no_predecessors, pick_sibling, siblings_changed};
+static const struct wait_rule detach_rule = {task_done, pick_any, NULL};
+static const struct wait_rule taskgroup_rule = {group_done, pick_in_group, NULL};
 
 bool lite_tasks_help_slow(struct lite_thread *thr, struct lite_tasks *q)
 {

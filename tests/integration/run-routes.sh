@@ -311,9 +311,10 @@ libgomp: error directive encountered"
 
 # Explicit tasks (tasks.c; tasks_f.f90 from Fortran): every part in teams of 1 to 8 threads (8 on
 # this machine's 2 processors), the cancellation part again with OMP_CANCELLATION=true, and the
-# whole program so once. Two parts are cases of their own: idle (threads already waiting at a
-# barrier run the tasks made after they arrived, as in libgomp) and all_memory (omp_all_memory as
-# gcc 13 passes it, a null address: stock libgomp 12 takes that for an ordinary address).
+# whole program so once, and again at 2 and 3 threads under OMP_WAIT_POLICY=passive. Two parts
+# are cases of their own: idle (threads already waiting at a barrier run the tasks made after
+# they arrived, as in libgomp) and all_memory (omp_all_memory as gcc 13 passes it, a null
+# address: stock libgomp 12 takes that for an ordinary address).
 t_tasks() {
     local n
     for n in 1 2 3 4 8; do
@@ -325,6 +326,10 @@ t_tasks() {
     case_ok OMP_CANCELLATION=true OMP_NUM_THREADS=3 tasks
     for n in 2 8; do
         case_ok OMP_NUM_THREADS=$n tasks idle
+    done
+    # Waiters that park at once: a taskwait sleeps on the queue while watching its own task.
+    for n in 2 3; do
+        case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$n tasks
     done
     for n in 1 2 4 8; do
         if lite_route; then
