@@ -40,6 +40,8 @@ static void arrive(struct lite_pool *pool, struct lite_slot *slot, bool join, ui
      6 interleaved runs). */
   struct lite_slot *const *join_slots = join ? pool->slots : NULL;
   atomic_store(join ? &slot->done : &slot->arrive, value);
+  if (join)
+    lite_cache_demote(slot); /* the leader reads done next (os.h, team.c lite_team_fork) */
   if (lite_unlikely(atomic_load(&pool->join_sleepers) != 0) &&
       others_arrived(pool, join ? join_slots : pool->slots, nthreads, slot, join, value)) {
     atomic_fetch_add(&pool->join_word, 1);

@@ -19,6 +19,17 @@ void lite_os_yield(void);
 
 static inline void lite_cpu_relax(void) { __builtin_ia32_pause(); }
 
+/* Hint that another core reads the line at p next: cldemote moves it out of this core's own
+   caches to the shared level, so that the reader's miss need not fetch it from this core. Its
+   encoding is a hint-NOP, so processors without it ignore it. A minimal fork and join of two
+   threads (a generation stored one way, then back) read 0.27 us a round without it and 0.20-0.22
+   with it on the project's machine; storing arrival words of a barrier that both threads wait
+   on did not gain (0.16 us either way), nor did demoting the region's data (reduction slower). */
+static inline void lite_cache_demote(const void *p)
+{
+  __asm__ volatile("cldemote %0" : : "m"(*(const char *)p));
+}
+
 /* Monotonic time in nanoseconds (vDSO clock_gettime, about 20 ns here). */
 static inline uint64_t lite_now_ns(void)
 {

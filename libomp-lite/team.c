@@ -448,6 +448,9 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     pool->first_ws = NULL;
   }
   lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
+  /* The workers read the line next. With the join's demote (barrier.c arrive), 14 interleaved
+     processes at 2 threads: parallel 0.306 -> 0.281 us, reduction 0.384 -> 0.321 (medians). */
+  lite_cache_demote(&pool->gen);
 
   save_state(thr, team);
   start_member(thr, pool, 0, &team->leader_task);
