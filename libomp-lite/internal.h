@@ -633,7 +633,8 @@ void lite_store_and_wake(_Atomic uint32_t *word, uint32_t value, _Atomic uint32_
    waiters, if any. A store of a generation read earlier could take it back to a value a waiter
    already saw, and that waiter would sleep through the change it waits for. */
 void lite_bump_and_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers);
-/* Bookkeeping around a futex sleep, for the oversubscription decision. */
+/* Bookkeeping around a futex sleep, for the oversubscription decision; sleepers (the count a
+   waker reads to skip the system call) may be NULL where the word itself says someone sleeps. */
 void lite_park_begin(_Atomic uint32_t *sleepers);
 void lite_park_end(_Atomic uint32_t *sleepers);
 

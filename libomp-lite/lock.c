@@ -74,7 +74,11 @@ void lite_mutex_lock_slow(_Atomic uint32_t *m)
      cannot know whether other sleepers remain: the unlock then wakes one more than needed at
      worst, never one fewer. */
   while (atomic_exchange_explicit(m, 2, memory_order_acquire) != 0) {
+    /* Counted as parked (no sleeper count: the word's 2 tells the unlock to wake), so that the
+       other waiters' count of awake threads, which decides how long they spin, leaves it out. */
+    lite_park_begin(NULL);
     lite_futex_wait(m, 2);
+    lite_park_end(NULL);
     /* Woken, the waiter spins again before it sleeps again: going straight back to sleep kept
        the mutex marked 2 while two threads took turns, so that every unlock made a system call
        (syncbench lock, 2 threads: 21,000-61,000 futex calls a run, against 115 for libgomp). */
@@ -259,7 +263,9 @@ static void legacy_nest_lock_wait(struct lite_legacy_nest_lock *lock, uint32_t t
         !atomic_compare_exchange_weak_explicit(&lock->owner, &seen, seen | LITE_LEGACY_WAITERS,
                                                memory_order_relaxed, memory_order_relaxed))
       continue;
+    lite_park_begin(NULL);
     lite_futex_wait(&lock->owner, seen | LITE_LEGACY_WAITERS);
+    lite_park_end(NULL);
   }
 }
 

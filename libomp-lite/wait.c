@@ -264,14 +264,16 @@ void lite_park_begin(_Atomic uint32_t *sleepers)
 {
   /* Sequentially consistent: the waker stores its word and then reads *sleepers; we count
      ourselves and then re-read the word. One of the two must see the other. */
-  atomic_fetch_add(sleepers, 1);
+  if (sleepers != NULL)
+    atomic_fetch_add(sleepers, 1);
   atomic_fetch_add_explicit(&lite_threads_parked, 1, memory_order_relaxed);
 }
 
 void lite_park_end(_Atomic uint32_t *sleepers)
 {
   bool last = atomic_fetch_sub_explicit(&lite_threads_parked, 1, memory_order_relaxed) == 1;
-  atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
+  if (sleepers != NULL)
+    atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
   if (lite_unlikely(last && atomic_load_explicit(&count_wanted, memory_order_relaxed)))
     (void)count(lite_now_ns());
 }

@@ -53,6 +53,17 @@ static bool eventually_equals(_Atomic uint32_t *word, uint32_t value)
   return false;
 }
 
+/* Polls the runtime's count of parked threads until it reads n, for up to 10 s. */
+static bool eventually_parked(int n)
+{
+  for (int ms = 0; ms < 10000; ms++) {
+    if (atomic_load(&lite_threads_parked) == n)
+      return true;
+    sleep_ms(1);
+  }
+  return false;
+}
+
 /* Runs fn(arg) on n pthreads and waits for all of them. */
 static void run_threads(int n, void *(*fn)(void *), void *arg)
 {
@@ -203,11 +214,14 @@ START_TEST(mutex_sleeper_is_woken)
   lite_mutex_lock(&m);
   start_blocking(&call, mutex_enter, &m);
   ck_assert(eventually_equals(&m, 2)); /* the waiter gave up spinning and marked it */
+  /* and counts as parked, so that other waiters do not count it as a thread wanting a CPU */
+  ck_assert(eventually_parked(1));
   sleep_ms(20);
   ck_assert_int_eq(atomic_load(&call.done), 0);
   lite_mutex_unlock(&m);
   pthread_join(call.thread, NULL);
   ck_assert_int_eq(atomic_load(&call.done), 1);
+  ck_assert_int_eq(atomic_load(&lite_threads_parked), 0);
   ck_assert(!lite_mutex_trylock(&m)); /* the woken thread holds it now */
   lite_mutex_unlock(&m);
   ck_assert(lite_mutex_trylock(&m));
@@ -379,6 +393,7 @@ START_TEST(legacy_nest_lock_counts_and_owner)
   start_holder(&other, legacy_enter, legacy_leave, &lock);
   /* Past the spin the waiter marks the word and sleeps. */
   ck_assert(eventually_equals(&lock.owner, me | LITE_LEGACY_WAITERS));
+  ck_assert(eventually_parked(1));
   sleep_ms(20);
   ck_assert_int_eq(atomic_load(&other.state), HOLDER_WAITING);
   legacy_leave_twice(&lock);
@@ -386,6 +401,7 @@ START_TEST(legacy_nest_lock_counts_and_owner)
   lite_legacy_nest_lock_unset(&lock);
   wait_until_held(&other);
   ck_assert_int_eq(lite_legacy_nest_lock_test(&lock), 0);
+  ck_assert_int_eq(atomic_load(&lite_threads_parked), 0);
   let_go(&other);
   ck_assert_uint_eq(atomic_load(&lock.owner), 0);
   lite_legacy_nest_lock_destroy(&lock);
