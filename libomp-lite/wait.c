@@ -125,7 +125,8 @@ static bool crowded(uint64_t now)
    that may or may not be counted) nothing is known. The answer is kept for VERDICT_NS; an
    unknown one asks for a count (count_wanted), which the thread whose wake-up leaves no one
    parked takes (the floor and the ceiling are one then), or a yielding waiter. Threads of ours
-   blocked elsewhere (a lock's futex, a system call of the program's) can hide a foreign task.
+   blocked elsewhere (a system call of the program's) can hide a foreign task; those asleep on a
+   lock count as parked.
    The preempted-spinner state is no evidence here: with more members than CPUs, they preempt
    one another. */
 #define VERDICT_NS 10000000
