@@ -22,16 +22,42 @@
    on 2 CPUs, two run-bench runs of each (6 rounds): 0.09-0.11 us per construct with 0.5 us
    against 0.10-0.16 us with 4 us (libgomp 0.09-0.15 in the same runs). */
 #define MUTEX_SPIN_OVERSUBSCRIBED_NS 500u
-/* A waiter that finds the mutex held looks again after 1, 2, 4, ... pauses, up to this many.
-   Each look shares the mutex's line with the holder, whose next unlock or re-lock must then take
-   it back exclusive, a cache-line transfer (0.12 us here) where the holder's own atomics cost a few
-   ns: looking after every pause, as libgomp's mutex does, pays that transfer on nearly every
-   section when sections are short. syncbench critical and lock (50 ns sections), medians of 5-6
-   interleaved processes: 0.045-0.058 us a construct at 2 threads, 0.06-0.08 at 4 and 16 threads on
-   2 CPUs, without backoff (libgomp 0.044-0.060); 0.015-0.023 with at most 32 pauses, 0.011-0.017
-   with 64. A holder that does not come back sees its lock taken at most one backoff later: 32
-   pauses are 0.3 us at the 9.6 ns a pause costs here (1.3 us where a pause costs 40 ns). */
-#define MUTEX_BACKOFF_MAX_PAUSES 32u
+/* A waiter that finds the mutex held looks again after 1, 2, 4, ... pauses, up to as many as
+   take MUTEX_BACKOFF_MAX_NS. Each look shares the mutex's line with the holder, whose next unlock
+   or re-lock must then take it back exclusive, a cache-line transfer (0.12 us here) where the
+   holder's own atomics cost a few ns: looking after every pause, as libgomp's mutex does, pays
+   that transfer on nearly every section when sections are short. syncbench critical and lock
+   (50 ns sections), medians of 5-6 interleaved processes: 0.045-0.058 us a construct at 2
+   threads, 0.06-0.08 at 4 and 16 threads on 2 CPUs, without backoff (libgomp 0.044-0.060);
+   0.015-0.023 with looks at most 32 pauses (0.3 us) apart, 0.011-0.017 with 64. The price: a
+   holder that does not come back sees its lock taken up to one backoff late (2 threads, 2 us
+   sections 0.2 us apart: about 4 % slower, with looks 0.3 or 1.2 us apart alike). The cap is a
+   time, turned into pauses once: a pause costs 9.6 ns on the machine of these figures and 24-40
+   ns on others. */
+#define MUTEX_BACKOFF_MAX_NS 300u
+
+static unsigned backoff_max_pauses(void)
+{
+  static _Atomic unsigned cached;
+  unsigned pauses = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (lite_likely(pauses != 0))
+    return pauses;
+  /* The quickest of three runs of 16 pauses: the least disturbed by preemption. */
+  uint64_t best = UINT64_MAX;
+  for (int run = 0; run < 3; run++) {
+    uint64_t start = lite_now_ns();
+    for (int k = 0; k < 16; k++)
+      lite_cpu_relax();
+    uint64_t took = lite_now_ns() - start;
+    if (took < best)
+      best = took;
+  }
+  uint64_t fit = best == 0 ? 64 : (uint64_t)MUTEX_BACKOFF_MAX_NS * 16 / best;
+  pauses = fit < 4 ? 4 : fit > 64 ? 64 : (unsigned)fit;
+  atomic_store_explicit(&cached, pauses, memory_order_relaxed);
+  return pauses;
+}
+
 /* Pauses between clock reads: a read costs ~21 ns, 16 pauses 150-600 ns, so under 15 %. */
 #define MUTEX_PAUSES_PER_CLOCK 16u
 
@@ -40,7 +66,7 @@
 static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
 {
   uint64_t deadline = 0;
-  unsigned backoff = 1, pauses_since_clock = 0;
+  unsigned backoff = 1, pauses_since_clock = 0, max_backoff = backoff_max_pauses();
   int awake = atomic_load_explicit(&lite_threads_live, memory_order_relaxed) -
               atomic_load_explicit(&lite_threads_parked, memory_order_relaxed);
   bool oversubscribed = awake > (int)lite_env.ncpus;
@@ -53,8 +79,8 @@ static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
     for (unsigned k = 0; k < backoff; k++)
       lite_cpu_relax();
     pauses_since_clock += backoff;
-    if (backoff < MUTEX_BACKOFF_MAX_PAUSES)
-      backoff *= 2;
+    if (backoff < max_backoff)
+      backoff = backoff * 2 < max_backoff ? backoff * 2 : max_backoff;
     if (pauses_since_clock >= MUTEX_PAUSES_PER_CLOCK) {
       pauses_since_clock = 0;
       uint64_t now = lite_now_ns();
