@@ -79,8 +79,7 @@ static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
     for (unsigned k = 0; k < backoff; k++)
       lite_cpu_relax();
     pauses_since_clock += backoff;
-    if (backoff < max_backoff)
-      backoff = backoff * 2 < max_backoff ? backoff * 2 : max_backoff;
+    backoff = backoff * 2 < max_backoff ? backoff * 2 : max_backoff;
     if (pauses_since_clock >= MUTEX_PAUSES_PER_CLOCK) {
       pauses_since_clock = 0;
       uint64_t now = lite_now_ns();
