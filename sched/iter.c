@@ -102,9 +102,16 @@ void lite_sched_setup(struct lite_ws *ws, const struct lite_loop_request *req)
   ws->steal = false;
   ws->site = NULL;
   ws->start_ns = 0;
-  atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
-  atomic_store_explicit(&ws->ordered_turn, 0, memory_order_relaxed);
-  atomic_store_explicit(&ws->cancelled, false, memory_order_relaxed);
+  /* These lines are only written when their value changes: most loops never move them, and a
+     store would take each line out of the other members' caches, which read cancelled (and
+     next, for dynamic) at their first request. loopbench dynamic-1, guided-1/-4 at 2 threads:
+     1.28-1.40 -> 1.22-1.35 ns/it (medians of 400 samples). */
+  if (atomic_load_explicit(&ws->next, memory_order_relaxed) != 0)
+    atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
+  if (atomic_load_explicit(&ws->ordered_turn, memory_order_relaxed) != 0)
+    atomic_store_explicit(&ws->ordered_turn, 0, memory_order_relaxed);
+  if (atomic_load_explicit(&ws->cancelled, memory_order_relaxed))
+    atomic_store_explicit(&ws->cancelled, false, memory_order_relaxed);
   atomic_store_explicit(&ws->stolen, 0, memory_order_relaxed);
   atomic_store_explicit(&ws->finished, 0, memory_order_relaxed);
 
