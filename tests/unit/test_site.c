@@ -86,6 +86,34 @@ START_TEST(test_long_loop_steals)
 }
 END_TEST
 
+START_TEST(test_steady_site_is_sampled)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(2, 1000);
+  void *key = (void *)0x1007;
+  for (int i = 0; i < 10; i++)
+    run(key, ws, 10000, 10000, 12000, NULL);
+  /* Settled (balanced, short, not tiny): about one run in eight is measured, the others only
+     read the site. */
+  int measured = 0;
+  for (int i = 0; i < 800; i++) {
+    ws->handout = LITE_HANDOUT_OWN;
+    lite_site_plan(ws, key);
+    ck_assert(!ws->steal);
+    measured += ws->start_ns != 0;
+    if (ws->start_ns != 0) {
+      atomic_store(&ws->min_busy_ns, 10000);
+      atomic_store(&ws->max_busy_ns, 10000);
+      atomic_store(&ws->last_done_ns, ws->start_ns + 12000);
+    }
+    lite_site_loop_done(ws);
+  }
+  ck_assert_int_gt(measured, 800 / 8 / 2);
+  ck_assert_int_lt(measured, 800 / 8 * 2);
+  free(ws);
+}
+END_TEST
+
 START_TEST(test_tiny_goes_whole_and_comes_back)
 {
   lite_env.tiny_loops = true;
@@ -98,8 +126,9 @@ START_TEST(test_tiny_goes_whole_and_comes_back)
   ck_assert_int_eq(handout, LITE_HANDOUT_WHOLE);
   ck_assert(lite_site_is_tiny(key, 2, 64));
   ck_assert(!lite_site_is_tiny(key, 4, 64));
-  /* The work grows: a measured whole run that takes long ends the tiny mode. */
-  for (int i = 0; i < 20 && lite_site_is_tiny(key, 2, 64); i++)
+  /* The work grows: a measured whole run (one in eight, at random) that takes long ends the
+     tiny mode. */
+  for (int i = 0; i < 400 && lite_site_is_tiny(key, 2, 64); i++)
     run(key, ws, 0, 30000, 30000, &handout);
   ck_assert(!lite_site_is_tiny(key, 2, 64));
   free(ws);
@@ -128,6 +157,7 @@ int main(void)
   tcase_add_test(tc, test_short_balanced_stops_stealing);
   tcase_add_test(tc, test_imbalanced_keeps_stealing);
   tcase_add_test(tc, test_long_loop_steals);
+  tcase_add_test(tc, test_steady_site_is_sampled);
   tcase_add_test(tc, test_tiny_goes_whole_and_comes_back);
   tcase_add_test(tc, test_tiny_switch_off);
   suite_add_tcase(s, tc);
