@@ -276,6 +276,9 @@ void lite_barrier_wait(struct lite_thread *thr)
       wait_for_release(thr, pool, epoch);
     atomic_thread_fence(memory_order_acquire);
   }
+  /* Every member has finished every worksharing construct it met before this barrier (or the
+     whole region, if cancelled): their ring entries are free (work.c claim). */
+  thr->ws_done = thr->ws_count;
 }
 
 void GOMP_barrier(void)

@@ -158,6 +158,8 @@ struct lite_thread {
   unsigned bar_epoch;       /* epoch of the last barrier this thread passed in its team */
   unsigned single_count;    /* single constructs this thread has met (ticket numbering) */
   unsigned ws_count;        /* worksharing constructs this thread has met (ring numbering) */
+  unsigned ws_done;         /* every construct up to this number is over for the whole team (a
+                               barrier passed since): its ring entry is free (work.c) */
   struct lite_ws *ws;       /* the worksharing construct it is in, if any */
   struct lite_ws *timed_ws; /* the measured loop it is in, and when it took its first chunk */
   uint64_t timed_start_ns;
@@ -196,6 +198,7 @@ struct lite_team {
   unsigned saved_bar_epoch;
   unsigned saved_single_count;
   unsigned saved_ws_count;
+  unsigned saved_ws_done;
   struct lite_ws *saved_ws;
   uint64_t saved_chunk_lo;
   uint64_t saved_chunk_hi;

@@ -221,15 +221,15 @@ bool GOMP_loop_ordered_runtime_next(long *istart, long *iend)
 void GOMP_loop_end(void)
 {
   struct lite_thread *thr = lite_self();
-  lite_loop_finish(thr);
+  lite_loop_finish(thr, true);
   lite_barrier_wait(thr);
 }
 
-void GOMP_loop_end_nowait(void) { lite_loop_finish(lite_self()); }
+void GOMP_loop_end_nowait(void) { lite_loop_finish(lite_self(), false); }
 
 bool GOMP_loop_end_cancel(void)
 {
   struct lite_thread *thr = lite_self();
-  lite_loop_finish(thr);
+  lite_loop_finish(thr, false);
   return lite_barrier_wait_cancel(thr);
 }

@@ -23,7 +23,8 @@ void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool f
 /* The first member allocates the zeroed scratch memory GOMP_loop_start asks for (*mem = size). */
 void lite_ws_setup_mem(struct lite_ws *ws, void **mem);
 
-/* A member leaves its loop: statistics, the ordered turn, the ring entry. */
-void lite_loop_finish(struct lite_thread *thr);
+/* A member leaves its loop: statistics, the ordered turn, the ring entry (left to the barrier
+   when one follows at once: lite_barrier_wait). */
+void lite_loop_finish(struct lite_thread *thr, bool barrier_follows);
 
 #endif

@@ -49,16 +49,16 @@ unsigned GOMP_sections_next(void) { return next_section(lite_self()); }
 void GOMP_sections_end(void)
 {
   struct lite_thread *thr = lite_self();
-  lite_loop_finish(thr);
+  lite_loop_finish(thr, true);
   lite_barrier_wait(thr);
 }
 
-void GOMP_sections_end_nowait(void) { lite_loop_finish(lite_self()); }
+void GOMP_sections_end_nowait(void) { lite_loop_finish(lite_self(), false); }
 
 bool GOMP_sections_end_cancel(void)
 {
   struct lite_thread *thr = lite_self();
-  lite_loop_finish(thr);
+  lite_loop_finish(thr, false);
   return lite_barrier_wait_cancel(thr);
 }
 

@@ -57,7 +57,7 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
   thr->icv = lite_env.icv;
   if (thread_limit != 0)
     thr->icv.thread_limit = thread_limit;
-  thr->bar_epoch = thr->single_count = thr->ws_count = 0;
+  thr->bar_epoch = thr->single_count = thr->ws_count = thr->ws_done = 0;
   thr->ws = thr->timed_ws = NULL;
   thr->chunk_lo = thr->chunk_hi = 0;
   thr->num_teams = thr->team_num = 0;

@@ -129,6 +129,7 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
   thr->single_count = pool->single_base;
   thr->ws = pool->first_ws;
   thr->ws_count = pool->ws_base + (pool->first_ws != NULL);
+  thr->ws_done = pool->ws_base;
   thr->chunk_lo = thr->chunk_hi = 0;
   thr->tiny_start_ns = 0;
 }
@@ -345,6 +346,7 @@ static void save_state(struct lite_thread *thr, struct lite_team *team)
   team->saved_single_count = thr->single_count;
   team->saved_ws = thr->ws;
   team->saved_ws_count = thr->ws_count;
+  team->saved_ws_done = thr->ws_done;
   team->saved_chunk_lo = thr->chunk_lo;
   team->saved_chunk_hi = thr->chunk_hi;
   team->saved_task = thr->task;
@@ -359,6 +361,7 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->single_count = team->saved_single_count;
   thr->ws = team->saved_ws;
   thr->ws_count = team->saved_ws_count;
+  thr->ws_done = team->saved_ws_done;
   thr->chunk_lo = team->saved_chunk_lo;
   thr->chunk_hi = team->saved_chunk_hi;
   thr->task = team->saved_task;
@@ -520,7 +523,7 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
   thr->bar_epoch = 0;
   thr->single_count = 0;
   thr->ws = NULL;
-  thr->ws_count = 0;
+  thr->ws_count = thr->ws_done = 0;
   thr->chunk_lo = thr->chunk_hi = 0;
 }
 

@@ -36,8 +36,10 @@ struct lite_ws *lite_ws_solo(struct lite_thread *thr)
   return thr->solo[level];
 }
 
-/* Waits until the entry's previous construct is over, or another member claimed it for k. */
-static bool claim(struct lite_ws *ws, uint32_t k)
+/* Waits until the entry's previous construct is over, or another member claimed it for k. The
+   construct is over once every member has left it (left 0), or once this member has passed a
+   barrier after it (ws_done): a loop ending in a barrier does not count its members out. */
+static bool claim(struct lite_ws *ws, uint32_t k, uint32_t done)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
@@ -48,7 +50,7 @@ static bool claim(struct lite_ws *ws, uint32_t k)
     /* A member at k has met every construct before k, so an older ticket means the entry's
        previous construct; tickets newer than k cannot appear before k was claimed. */
     uint32_t left = atomic_load_explicit(&ws->left, memory_order_acquire);
-    if (left == 0) {
+    if (left == 0 || (int32_t)(t - done) <= 0) {
       if (atomic_compare_exchange_strong(&ws->ticket, &t, k))
         return true;
       continue;
@@ -82,7 +84,7 @@ struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
   } else {
     uint32_t k = ++thr->ws_count;
     ws = &team->ring[k & team->ring_mask];
-    *first = claim(ws, k);
+    *first = claim(ws, k, thr->ws_done);
     if (!*first)
       lite_wait_until_equal(&ws->ready, k, &ws->ready_sleepers);
   }
@@ -159,7 +161,7 @@ void lite_ws_setup_mem(struct lite_ws *ws, void **mem)
     memset(ws->mem, 0, size);
 }
 
-void lite_loop_finish(struct lite_thread *thr)
+void lite_loop_finish(struct lite_thread *thr, bool barrier_follows)
 {
   if (lite_unlikely(thr->tiny_start_ns != 0))
     lite_tiny_done(thr);
@@ -175,5 +177,11 @@ void lite_loop_finish(struct lite_thread *thr)
     if (atomic_fetch_add(&ws->finished, 1) + 1 == members)
       lite_site_loop_done(ws);
   }
-  lite_ws_end(thr);
+  /* Before a barrier, leaving the entry is the barrier's job (ws_done, claim): a count-out on
+     the entry's first line, which the other members also write, cost the member that finished
+     last a transfer before it could arrive. */
+  if (barrier_follows)
+    thr->ws = NULL;
+  else
+    lite_ws_end(thr);
 }

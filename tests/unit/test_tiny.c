@@ -157,7 +157,7 @@ START_TEST(test_grown_loop_leaves_at_the_join)
       f.thr.tiny_start_ns -= 1000000;
       measured = true;
     }
-    lite_loop_finish(&f.thr);
+    lite_loop_finish(&f.thr, false);
     ck_assert_uint_eq(f.thr.tiny_start_ns, 0);
   }
   ck_assert(measured);

@@ -2,7 +2,8 @@
    in a parallel region (the loop's own barrier, then a check by the master before anyone moves
    on), as long chains of nowait loops whose threads drift apart (more loops in a row than the
    runtime's ring of worksharing entries, so fast threads must wait for slow ones to free an
-   entry), as orphaned loops (every loop here is in a function of its own), called outside any
+   entry; and loops and sections ending in barriers, whose entries the barrier frees, between
+   nowait loops), as orphaned loops (every loop here is in a function of its own), called outside any
    parallel region, and in nested parallel regions (inner teams when OMP_MAX_ACTIVE_LEVELS >= 2,
    teams of one otherwise). Monotonic schedules are checked to be monotonic per thread.
 
@@ -195,6 +196,48 @@ static void ring_race(const struct sched *s, long n, int *hits)
     ws_expect_hits(hits, n, RACE_LOOPS, what);
 }
 
+/* B''': loops and sections that end in a barrier, CHAIN of each in one region, between nowait
+   loops, the team drifting apart. A member leaves such a construct's ring entry without counting
+   itself out (the barrier says everyone is done): every entry is reused several times in each
+   mode, the nowait loops letting fast members run ahead into entries that barrier-ended
+   constructs held. */
+static void barrier_chain(long n, int **hits_k, int rotate)
+{
+    int size = 0, sections_seen[CHAIN][3];
+    memset(sections_seen, 0, sizeof sections_seen);
+#pragma omp parallel
+    {
+#pragma omp master
+        size = omp_get_num_threads();
+        for (int k = 0; k < CHAIN; k++) {
+            ws_drift(k + rotate);
+            scheds[(k + rotate) % NSCHED].fn(n, hits_k[k], NULL);
+            scheds[(k + rotate + 3) % NSCHED].fn_nowait(n, hits_k[k], NULL);
+#pragma omp sections
+            {
+#pragma omp section
+                __atomic_fetch_add(&sections_seen[k][0], 1, __ATOMIC_RELAXED);
+#pragma omp section
+                __atomic_fetch_add(&sections_seen[k][1], 1, __ATOMIC_RELAXED);
+#pragma omp section
+                {
+                    ws_drift(k);
+                    __atomic_fetch_add(&sections_seen[k][2], 1, __ATOMIC_RELAXED);
+                }
+            }
+        }
+    }
+    for (int k = 0; k < CHAIN; k++) {
+        snprintf(what, sizeof what, "%s then %s nowait, %ld iterations, %d threads, loop pair %d of "
+                 "a chain ending in barriers", scheds[(k + rotate) % NSCHED].name,
+                 scheds[(k + rotate + 3) % NSCHED].name, n, size, k);
+        ws_expect_hits(hits_k[k], n, 2, what);
+        for (int j = 0; j < 3; j++)
+            LITE_EXPECT(sections_seen[k][j] == 1, "section %d of sections %d in a chain ending in "
+                        "barriers ran %d times (%d threads)", j, k, sections_seen[k][j], size);
+    }
+}
+
 /* C: orphaned loops called outside any parallel region: the initial thread runs them all. */
 static void outside(const struct sched *s, long n, int *hits, struct ws_mono *m)
 {
@@ -268,6 +311,10 @@ int main(void)
         same_site_chain(&scheds[si], 777, hits);
     }
     ws_note("nowait chains of %d loops: ok", CHAIN);
+
+    for (int ti = 0; ti < NTRIPS; ti++)
+        barrier_chain(trips[ti], hits_k, ti);
+    ws_note("chains of %d loops and sections ending in barriers: ok", CHAIN);
 
     for (int si = 0; si < NSCHED; si++)
         if (strcmp(scheds[si].name, "dynamic,3") == 0 ||
