@@ -395,6 +395,8 @@ struct lite_range {
   uint32_t tag;          /* the ws ticket the range was set up for (stale otherwise) */
   uint64_t lo, hi;
   uint64_t next_chunk;   /* CYCLIC: the member's next chunk number */
+  uint8_t final_chunk;   /* OWN with stealing: what its member did with the loop's final chunk
+                            (sched/steal.c) */
 } LITE_ALIGNED;
 
 struct lite_site;

@@ -8,7 +8,8 @@
      balanced-inregion  the same with BAL2_N iterations, BAL_RUNS times in one parallel region
      random      per-iteration costs from a seeded PRNG (heavy tailed), under nonmonotonic
                  dynamic and guided, runtime (auto) and monotonic dynamic schedules, many runs
-                 at each call site, every iteration exactly once each run
+                 at each call site, every iteration exactly once each run, and lastprivate
+                 (the final iteration's value) whoever ran it
      chunks      the chunk sizes of nonmonotonic and monotonic dynamic and guided loops (chunk
                  size a variable: 1, 3, 7, 64, the whole loop, more than the loop) under the
                  random costs, stealing included: with schedule(dynamic, k) every k consecutive
@@ -65,12 +66,21 @@ static void balanced_loop(long n)
         ws_hit(hits, i);
 }
 
+/* lastprivate in the random loops: the member that runs the final iteration must copy out, so a
+   member that ran the final chunk may run no other chunk after it, stealing or not. Shared
+   (static) so that the orphaned loops may list them; reset to NO_VALUE before each region. (Not
+   on the nowait loop run ten times in a row: two of its runs would copy out at once.) */
+#define LASTPRIVATE_VALUE(i) ((i) * 3 + 1)
+#define NO_VALUE (-1L)
+static long lp_dynamic, lp_guided, lp_runtime, lp_monotonic;
+
 static void random_dynamic(long n)
 {
-#pragma omp for schedule(nonmonotonic: dynamic)
+#pragma omp for schedule(nonmonotonic: dynamic) lastprivate(lp_dynamic)
     for (long i = 0; i < n; i++) {
         ws_hit(hits, i);
         ws_work(cost[i]);
+        lp_dynamic = LASTPRIVATE_VALUE(i);
     }
 }
 
@@ -85,28 +95,31 @@ static void random_dynamic7(long n)
 
 static void random_guided(long n)
 {
-#pragma omp for schedule(guided)
+#pragma omp for schedule(guided) lastprivate(lp_guided)
     for (long i = 0; i < n; i++) {
         ws_hit(hits, i);
         ws_work(cost[i]);
+        lp_guided = LASTPRIVATE_VALUE(i);
     }
 }
 
 static void random_runtime(long n)
 {
-#pragma omp for schedule(runtime)
+#pragma omp for schedule(runtime) lastprivate(lp_runtime)
     for (long i = 0; i < n; i++) {
         ws_hit(hits, i);
         ws_work(cost[i]);
+        lp_runtime = LASTPRIVATE_VALUE(i);
     }
 }
 
 static void random_monotonic(long n)
 {
-#pragma omp for schedule(monotonic: dynamic, 3)
+#pragma omp for schedule(monotonic: dynamic, 3) lastprivate(lp_monotonic)
     for (long i = 0; i < n; i++) {
         ws_hit(hits, i);
         ws_work(cost[i]);
+        lp_monotonic = LASTPRIVATE_VALUE(i);
     }
 }
 
@@ -340,6 +353,7 @@ int main(int argc, char **argv)
             long n = ns[seed % 5];
             make_costs(n, seed);
             for (int r = 0; r < 6; r++) {
+                lp_dynamic = lp_guided = lp_runtime = lp_monotonic = NO_VALUE;
 #pragma omp parallel
                 {
                     random_dynamic(n);
@@ -352,6 +366,13 @@ int main(int argc, char **argv)
                 snprintf(what, sizeof what, "random costs, seed %llu, %ld iterations, run %d",
                          (unsigned long long)seed, n, r);
                 ws_expect_hits(hits, n, 14, what);
+                const long want = LASTPRIVATE_VALUE(n - 1);
+                const long got[] = { lp_dynamic, lp_guided, lp_runtime, lp_monotonic };
+                const char *names[] = { "nonmonotonic:dynamic", "guided", "runtime",
+                                        "monotonic:dynamic,3" };
+                for (int k = 0; k < 4; k++)
+                    LITE_EXPECT(got[k] == want, "%s: lastprivate under %s is %ld, expected %ld",
+                                what, names[k], got[k], want);
             }
         }
     } else if (strcmp(mode, "chunks") == 0) {
