@@ -47,6 +47,7 @@ static void after_fork_in_child(void)
   struct lite_thread *thr = lite_self_tls;
   atomic_store(&lite_threads_live, thr != NULL ? 1 : 0);
   atomic_store(&lite_threads_parked, 0);
+  atomic_store(&lite_threads_waking, 0);
   lite_team_after_fork();
   if (thr != NULL) {
     thr->pools = NULL;

@@ -646,6 +646,13 @@ void lite_park_end(_Atomic uint32_t *sleepers);
 /* Threads the runtime knows (workers and threads that called into it) and those parked now. */
 extern _Atomic int lite_threads_live;
 extern _Atomic int lite_threads_parked;
+/* Parked ones that a futex wake-up has made runnable, until they run (wait.c). */
+extern _Atomic int lite_threads_waking;
+/* Those awake or about to be: the woken ones count as awake already. */
+int lite_threads_awake(void);
+/* The futex layer's reports: n sleepers woken; a sleeper back from a wake-up. */
+void lite_wake_sent(int n);
+void lite_wake_arrived(void);
 
 /* ---------------------------------------------------------------- init.c */
 

@@ -67,9 +67,7 @@ static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
 {
   uint64_t deadline = 0;
   unsigned backoff = 1, pauses_since_clock = 0, max_backoff = backoff_max_pauses();
-  int awake = atomic_load_explicit(&lite_threads_live, memory_order_relaxed) -
-              atomic_load_explicit(&lite_threads_parked, memory_order_relaxed);
-  bool oversubscribed = awake > (int)lite_env.ncpus;
+  bool oversubscribed = lite_threads_awake() > (int)lite_env.ncpus;
   for (;;) {
     uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
     if (seen == 0 && atomic_compare_exchange_weak_explicit(word, &seen, value,

@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Sleep while *word == expected (returns on wake-up, signal, or if the value differs already). */
+/* Sleep while *word == expected (returns on wake-up, signal, or if the value differs already).
+   Both tell the wait policy (wait.c) about threads woken that have not run yet. */
 void lite_futex_wait(_Atomic uint32_t *word, uint32_t expected);
 /* Wake up to n threads sleeping on word. */
 void lite_futex_wake(_Atomic uint32_t *word, int n);

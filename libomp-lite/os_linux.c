@@ -15,13 +15,17 @@
 
 void lite_futex_wait(_Atomic uint32_t *word, uint32_t expected)
 {
-  /* Private futex: the word is never shared with another process. */
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+  /* Private futex: the word is never shared with another process. 0: woken (not a signal, nor
+     a value that had changed already). */
+  if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0) == 0)
+    lite_wake_arrived();
 }
 
 void lite_futex_wake(_Atomic uint32_t *word, int n)
 {
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+  long woken = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+  if (woken > 0)
+    lite_wake_sent((int)woken);
 }
 
 void lite_os_yield(void) { sched_yield(); }
