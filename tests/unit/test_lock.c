@@ -206,6 +206,22 @@ START_TEST(mutex_excludes_under_contention)
 }
 END_TEST
 
+START_TEST(woken_threads_count_as_awake)
+{
+  /* Sleepers that a wake-up made runnable count as awake until they are back (wait.c), never
+     below none waking. */
+  int awake = lite_threads_awake();
+  lite_wake_sent(2);
+  ck_assert_int_eq(lite_threads_awake(), awake + 2);
+  lite_wake_arrived();
+  ck_assert_int_eq(lite_threads_awake(), awake + 1);
+  lite_wake_arrived();
+  lite_wake_arrived(); /* a spurious return */
+  ck_assert_int_eq(lite_threads_awake(), awake);
+  ck_assert_int_eq(atomic_load(&lite_threads_waking), 0);
+}
+END_TEST
+
 START_TEST(mutex_sleeper_is_woken)
 {
   /* Hold the mutex well past the spin bound, so the waiter must park and be woken. */
@@ -222,6 +238,8 @@ START_TEST(mutex_sleeper_is_woken)
   pthread_join(call.thread, NULL);
   ck_assert_int_eq(atomic_load(&call.done), 1);
   ck_assert_int_eq(atomic_load(&lite_threads_parked), 0);
+  /* The unlock's wake-up counted it as waking, and its return from the futex took it back. */
+  ck_assert_int_eq(atomic_load(&lite_threads_waking), 0);
   ck_assert(!lite_mutex_trylock(&m)); /* the woken thread holds it now */
   lite_mutex_unlock(&m);
   ck_assert(lite_mutex_trylock(&m));
@@ -576,6 +594,7 @@ static Suite *lock_suite(void)
   tcase_set_timeout(mutex, 60); /* 8 threads on 2 shared cores, each waiter may park */
   tcase_add_test(mutex, mutex_excludes_under_contention);
   tcase_add_test(mutex, mutex_sleeper_is_woken);
+  tcase_add_test(mutex, woken_threads_count_as_awake);
   suite_add_tcase(s, mutex);
 
   TCase *locks = tcase_create("omp_locks");
