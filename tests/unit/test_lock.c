@@ -208,15 +208,19 @@ END_TEST
 
 START_TEST(woken_threads_count_as_awake)
 {
-  /* Sleepers that a wake-up made runnable count as awake until they are back (wait.c), never
-     below none waking. */
+  /* Sleepers that a wake-up made runnable count as awake until they are back (wait.c). */
   int awake = lite_threads_awake();
   lite_wake_sent(2);
   ck_assert_int_eq(lite_threads_awake(), awake + 2);
   lite_wake_arrived();
   ck_assert_int_eq(lite_threads_awake(), awake + 1);
   lite_wake_arrived();
-  lite_wake_arrived(); /* a spurious return */
+  ck_assert_int_eq(lite_threads_awake(), awake);
+  /* A woken thread back before its waker counted the wake-up: none waking in between, and the
+     count right afterwards (a floor at 0 once lost the subtraction here). */
+  lite_wake_arrived();
+  ck_assert_int_eq(lite_threads_awake(), awake);
+  lite_wake_sent(1);
   ck_assert_int_eq(lite_threads_awake(), awake);
   ck_assert_int_eq(atomic_load(&lite_threads_waking), 0);
 }
