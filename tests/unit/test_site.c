@@ -114,6 +114,37 @@ START_TEST(test_steady_site_is_sampled)
 }
 END_TEST
 
+START_TEST(test_one_imbalanced_probe_is_not_held)
+{
+  lite_env.tiny_loops = true;
+  struct lite_ws *ws = new_ws(2, 1000);
+  void *key = (void *)0x1008;
+  for (int i = 0; i < 10; i++)
+    run(key, ws, 10000, 10000, 12000, NULL);
+  /* One measured run finds the members threefold apart (a disturbance, say), the others are
+     even: the site steals for a run or two, not for HOLD_IMBALANCED runs. */
+  bool disturbed = false;
+  int stealing = 0;
+  for (int i = 0; i < 400; i++) {
+    ws->handout = LITE_HANDOUT_OWN;
+    atomic_store(&ws->ticket, atomic_load(&ws->ticket) + 1);
+    lite_site_plan(ws, key);
+    stealing += disturbed && ws->steal;
+    if (ws->start_ns != 0) {
+      bool disturb = !disturbed && !ws->steal;
+      disturbed |= disturb;
+      atomic_store(&ws->min_busy_ns, disturb ? 5000 : 10000);
+      atomic_store(&ws->max_busy_ns, disturb ? 15000 : 10000);
+      atomic_store(&ws->last_done_ns, ws->start_ns + 16000);
+    }
+    lite_site_loop_done(ws);
+  }
+  ck_assert(disturbed);
+  ck_assert_int_le(stealing, 2);
+  free(ws);
+}
+END_TEST
+
 START_TEST(test_tiny_goes_whole_and_comes_back)
 {
   lite_env.tiny_loops = true;
@@ -158,6 +189,7 @@ int main(void)
   tcase_add_test(tc, test_imbalanced_keeps_stealing);
   tcase_add_test(tc, test_long_loop_steals);
   tcase_add_test(tc, test_steady_site_is_sampled);
+  tcase_add_test(tc, test_one_imbalanced_probe_is_not_held);
   tcase_add_test(tc, test_tiny_goes_whole_and_comes_back);
   tcase_add_test(tc, test_tiny_switch_off);
   suite_add_tcase(s, tc);
