@@ -44,6 +44,7 @@
 #define PLAN_HOLD_SHIFT 2
 #define PLAN_HOLD_MASK 0xffu
 #define PLAN_TAG_SHIFT 10
+#define PLAN_TAG_MASK (~(uint64_t)0 << PLAN_TAG_SHIFT)
 _Static_assert(SAMPLE_EVERY <= PLAN_HOLD_MASK && HOLD_IMBALANCED <= PLAN_HOLD_MASK,
                "a sampling period fits in the plan word");
 
@@ -60,9 +61,10 @@ struct lite_site {
   uint64_t runs, steal_runs, steals, whole_runs;
 } LITE_ALIGNED;
 
-/* Updated by the first and last member of a measured loop; a race between two teams on one site
-   only blurs a heuristic, so plain fields under a lock taken once per measured run would be
-   overkill: updates happen under site_lock, and plan mirrors them for the lock-free readers. */
+/* Written under site_lock, by the first member of a measured run (or of a new site) and by the
+   last one; plan mirrors the decisions for the readers that take no lock. A reader may act on a
+   decision a moment old, or two teams on one site may interleave: either only blurs a
+   heuristic. */
 static struct lite_site sites[SITES];
 static _Atomic uint32_t site_lock;
 
@@ -112,7 +114,7 @@ void lite_site_plan(struct lite_ws *ws, void *key)
   struct lite_site *site = site_for(key);
   uint64_t plan = atomic_load_explicit(&site->plan, memory_order_relaxed);
   unsigned hold = (plan >> PLAN_HOLD_SHIFT) & PLAN_HOLD_MASK;
-  bool known = (plan >> PLAN_TAG_SHIFT) == (site_tag(key, ws->nthreads, ws->count) >> PLAN_TAG_SHIFT);
+  bool known = (plan & PLAN_TAG_MASK) == site_tag(key, ws->nthreads, ws->count);
   bool measure = !known || hold == 0 || one_in(hold);
   bool steal = plan & PLAN_STEAL, whole = plan & PLAN_WHOLE;
 
@@ -160,8 +162,7 @@ bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
   /* The answer may be stale by the time it is used, which costs one run on the slower path at
      worst. */
   uint64_t plan = atomic_load_explicit(&site_for(key)->plan, memory_order_relaxed);
-  return (plan & PLAN_WHOLE) &&
-         (plan >> PLAN_TAG_SHIFT) == (site_tag(key, nthreads, count) >> PLAN_TAG_SHIFT);
+  return (plan & PLAN_WHOLE) && (plan & PLAN_TAG_MASK) == site_tag(key, nthreads, count);
 }
 
 static void store_min(_Atomic uint64_t *word, uint64_t value)
