@@ -16,22 +16,34 @@ static struct lite_ws *new_ws(unsigned nthreads, uint64_t count)
   return ws;
 }
 
-/* One run at site key: plan it, then report the given busy times (ns) and wall time (ns). */
-static bool run(void *key, struct lite_ws *ws, uint64_t min_busy, uint64_t max_busy, uint64_t wall,
-                enum lite_handout *handout)
+/* A run at site key in two halves: its plan (ws->steal, ws->handout; measured if ws->start_ns is
+   set), then its end, which reports the given busy times (ns) and wall time (ns) if measured. */
+static void plan_run(void *key, struct lite_ws *ws)
 {
   ws->handout = LITE_HANDOUT_OWN;
   atomic_store(&ws->ticket, atomic_load(&ws->ticket) + 1);
   lite_site_plan(ws, key);
-  bool steal = ws->steal;
-  if (handout != NULL)
-    *handout = ws->handout;
+}
+
+static void end_run(struct lite_ws *ws, uint64_t min_busy, uint64_t max_busy, uint64_t wall)
+{
   if (ws->start_ns != 0) {
     atomic_store(&ws->min_busy_ns, min_busy);
     atomic_store(&ws->max_busy_ns, max_busy);
     atomic_store(&ws->last_done_ns, ws->start_ns + wall);
   }
   lite_site_loop_done(ws);
+}
+
+/* One whole run; returns whether it stole. */
+static bool run(void *key, struct lite_ws *ws, uint64_t min_busy, uint64_t max_busy, uint64_t wall,
+                enum lite_handout *handout)
+{
+  plan_run(key, ws);
+  bool steal = ws->steal;
+  if (handout != NULL)
+    *handout = ws->handout;
+  end_run(ws, min_busy, max_busy, wall);
   return steal;
 }
 
@@ -97,16 +109,10 @@ START_TEST(test_steady_site_is_sampled)
      read the site. */
   int measured = 0;
   for (int i = 0; i < 800; i++) {
-    ws->handout = LITE_HANDOUT_OWN;
-    lite_site_plan(ws, key);
+    plan_run(key, ws);
     ck_assert(!ws->steal);
     measured += ws->start_ns != 0;
-    if (ws->start_ns != 0) {
-      atomic_store(&ws->min_busy_ns, 10000);
-      atomic_store(&ws->max_busy_ns, 10000);
-      atomic_store(&ws->last_done_ns, ws->start_ns + 12000);
-    }
-    lite_site_loop_done(ws);
+    end_run(ws, 10000, 10000, 12000);
   }
   ck_assert_int_gt(measured, 800 / 8 / 2);
   ck_assert_int_lt(measured, 800 / 8 * 2);
@@ -126,18 +132,11 @@ START_TEST(test_one_imbalanced_probe_is_not_held)
   bool disturbed = false;
   int stealing = 0;
   for (int i = 0; i < 400; i++) {
-    ws->handout = LITE_HANDOUT_OWN;
-    atomic_store(&ws->ticket, atomic_load(&ws->ticket) + 1);
-    lite_site_plan(ws, key);
+    plan_run(key, ws);
     stealing += disturbed && ws->steal;
-    if (ws->start_ns != 0) {
-      bool disturb = !disturbed && !ws->steal;
-      disturbed |= disturb;
-      atomic_store(&ws->min_busy_ns, disturb ? 5000 : 10000);
-      atomic_store(&ws->max_busy_ns, disturb ? 15000 : 10000);
-      atomic_store(&ws->last_done_ns, ws->start_ns + 16000);
-    }
-    lite_site_loop_done(ws);
+    bool disturb = ws->start_ns != 0 && !disturbed && !ws->steal;
+    disturbed |= disturb;
+    end_run(ws, disturb ? 5000 : 10000, disturb ? 15000 : 10000, 16000);
   }
   ck_assert(disturbed);
   ck_assert_int_le(stealing, 2);
