@@ -98,14 +98,22 @@ START_TEST(test_long_loop_steals)
 }
 END_TEST
 
-START_TEST(test_steady_site_is_sampled)
+/* A site at key whose loop (2 threads, 1000 iterations) has run evenly for a while: balanced,
+   short, not tiny. */
+static struct lite_ws *settled_site(void *key)
 {
   lite_env.tiny_loops = true;
   struct lite_ws *ws = new_ws(2, 1000);
-  void *key = (void *)0x1007;
   for (int i = 0; i < 10; i++)
     run(key, ws, 10000, 10000, 12000, NULL);
-  /* Settled (balanced, short, not tiny): about one run in eight is measured, the others only
+  return ws;
+}
+
+START_TEST(test_steady_site_is_sampled)
+{
+  void *key = (void *)0x1007;
+  struct lite_ws *ws = settled_site(key);
+  /* Settled: about one run in eight is measured, the others only
      read the site. */
   int measured = 0;
   for (int i = 0; i < 800; i++) {
@@ -122,11 +130,8 @@ END_TEST
 
 START_TEST(test_one_imbalanced_probe_is_not_held)
 {
-  lite_env.tiny_loops = true;
-  struct lite_ws *ws = new_ws(2, 1000);
   void *key = (void *)0x1008;
-  for (int i = 0; i < 10; i++)
-    run(key, ws, 10000, 10000, 12000, NULL);
+  struct lite_ws *ws = settled_site(key);
   /* One measured run finds the members threefold apart (a disturbance, say), the others are
      even: the site steals for a run or two, not for HOLD_IMBALANCED runs. */
   bool disturbed = false;
