@@ -114,7 +114,7 @@ static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, cons
   bool first;
   struct lite_ws *ws = lite_ws_begin(thr, &first);
   if (first) {
-    ws->nthreads = lite_loop_team_size(thr);
+    LITE_SET_IF_CHANGED(ws->nthreads, lite_loop_team_size(thr));
     lite_iter_init_long(ws, 0, (long)count_at(counts, is_ull, 0), 1);
     /* Chunks go out in order, so a sink always names work that is running or done. */
     req->monotonic = true;

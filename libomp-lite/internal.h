@@ -17,6 +17,16 @@
 #define lite_likely(x) __builtin_expect(!!(x), 1)
 #define lite_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* Assigns only when the value changes. Data that one thread sets up and others read (a team, a
+   loop) then stays shared in the readers' caches from one use to the next, instead of costing
+   each of them a transfer of its line, and the writer's later release store waits for no
+   store miss. */
+#define LITE_SET_IF_CHANGED(field, value)                                                       \
+  do {                                                                                          \
+    if ((field) != (value))                                                                     \
+      (field) = (value);                                                                        \
+  } while (0)
+
 /* ---------------------------------------------------------------- ICVs and environment (env.c) */
 
 /* The data-environment ICVs: each implicit task starts with a copy of its parent's. */

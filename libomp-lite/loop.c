@@ -56,7 +56,7 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
   bool first;
   ws = lite_ws_begin(thr, &first);
   if (first) {
-    ws->nthreads = lite_loop_team_size(thr);
+    LITE_SET_IF_CHANGED(ws->nthreads, lite_loop_team_size(thr));
     lite_iter_init_long(ws, start, end, incr);
     lite_sched_setup(ws, req);
     lite_tiny_note(thr, ws, req);

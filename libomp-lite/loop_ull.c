@@ -52,7 +52,7 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
   bool first;
   ws = lite_ws_begin(thr, &first);
   if (first) {
-    ws->nthreads = lite_loop_team_size(thr);
+    LITE_SET_IF_CHANGED(ws->nthreads, lite_loop_team_size(thr));
     lite_iter_init_ull(ws, up, start, end, incr);
     lite_sched_setup(ws, req);
     lite_tiny_note(thr, ws, req);

@@ -23,7 +23,7 @@ static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem
   bool first;
   struct lite_ws *ws = lite_ws_begin(thr, &first);
   if (first) {
-    ws->nthreads = lite_loop_team_size(thr);
+    LITE_SET_IF_CHANGED(ws->nthreads, lite_loop_team_size(thr));
     setup_sections(ws, count);
     lite_ws_setup_mem(ws, mem);
     if (reductions != NULL)

@@ -367,33 +367,25 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->task = team->saved_task;
 }
 
-/* Assigns only when the value changes: a pool's team line then stays shared in the workers'
-   caches from one region to the next, instead of costing each of them a transfer. */
-#define SET_IF_CHANGED(field, value)                                                            \
-  do {                                                                                          \
-    if ((field) != (value))                                                                     \
-      (field) = (value);                                                                        \
-  } while (0)
-
 static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads)
 {
   struct lite_team *parent = thr->team;
   unsigned level = parent != NULL ? parent->level : 0;
   unsigned active = parent != NULL ? parent->active_level : 0;
-  SET_IF_CHANGED(team->nthreads, nthreads);
-  SET_IF_CHANGED(team->level, level + 1);
-  SET_IF_CHANGED(team->active_level, nthreads > 1 ? active + 1 : active);
-  SET_IF_CHANGED(team->parent, parent);
-  SET_IF_CHANGED(team->parent_id, thr->id);
-  SET_IF_CHANGED(team->num_teams, thr->num_teams);
-  SET_IF_CHANGED(team->team_num, thr->team_num);
+  LITE_SET_IF_CHANGED(team->nthreads, nthreads);
+  LITE_SET_IF_CHANGED(team->level, level + 1);
+  LITE_SET_IF_CHANGED(team->active_level, nthreads > 1 ? active + 1 : active);
+  LITE_SET_IF_CHANGED(team->parent, parent);
+  LITE_SET_IF_CHANGED(team->parent_id, thr->id);
+  LITE_SET_IF_CHANGED(team->num_teams, thr->num_teams);
+  LITE_SET_IF_CHANGED(team->team_num, thr->team_num);
   /* parallel reduction(task, ...): the per-thread copies are made for the final team size. */
   struct lite_taskgroup *group = thr->next_reduction_group;
   if (lite_unlikely(group != NULL)) {
     thr->next_reduction_group = NULL;
     lite_task_reductions_register(group->reductions, NULL, NULL, nthreads);
   }
-  SET_IF_CHANGED(team->reduction_group, group);
+  LITE_SET_IF_CHANGED(team->reduction_group, group);
   struct lite_icv icv;
   child_icv(&icv, &thr->icv, level + 1);
   if (memcmp(&icv, &team->icv, sizeof icv) != 0)
@@ -433,11 +425,11 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
      changes, so that a repeated region writes the line twice (desc_gen, gen). */
   if (atomic_load_explicit(&pool->nthreads, memory_order_relaxed) != n)
     atomic_store_explicit(&pool->nthreads, n, memory_order_relaxed);
-  SET_IF_CHANGED(pool->fn, fn);
-  SET_IF_CHANGED(pool->data, data);
-  SET_IF_CHANGED(pool->team, team);
+  LITE_SET_IF_CHANGED(pool->fn, fn);
+  LITE_SET_IF_CHANGED(pool->data, data);
+  LITE_SET_IF_CHANGED(pool->team, team);
   unsigned single_base = atomic_load_explicit(&team->single_ticket, memory_order_relaxed);
-  SET_IF_CHANGED(pool->single_base, single_base);
+  LITE_SET_IF_CHANGED(pool->single_base, single_base);
   if (setup != NULL) {
     /* A combined construct: its worksharing entry is ready before anyone looks for it. Every
        entry is free here, since the previous region's members have all left. */
@@ -446,7 +438,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     ws->nthreads = n;
     setup(ws, setup_arg);
     lite_ws_ready(ws);
-    SET_IF_CHANGED(pool->first_ws, ws);
+    LITE_SET_IF_CHANGED(pool->first_ws, ws);
   } else if (pool->first_ws != NULL) {
     pool->first_ws = NULL;
   }
@@ -487,8 +479,8 @@ void lite_team_join(struct lite_thread *thr)
     if ((int)(pool->slots[i]->ws_count - ws_count) > 0)
       ws_count = pool->slots[i]->ws_count;
   }
-  SET_IF_CHANGED(pool->epoch, epoch);
-  SET_IF_CHANGED(pool->ws_base, ws_count);
+  LITE_SET_IF_CHANGED(pool->epoch, epoch);
+  LITE_SET_IF_CHANGED(pool->ws_base, ws_count);
   lite_tiny_join(pool);
   thr->tiny_start_ns = 0; /* a cancelled region may have skipped the end of a timed tiny loop */
   /* A cancelled region: members that jumped to its end skipped worksharing constructs others

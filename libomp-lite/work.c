@@ -94,7 +94,10 @@ struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
 
 void lite_ws_ready(struct lite_ws *ws)
 {
-  atomic_store_explicit(&ws->left, ws->nthreads, memory_order_relaxed);
+  /* After a construct that ended in a barrier (which did not count its members out) left still
+     holds the team size: see lite_sched_setup for why not to store it again. */
+  if (atomic_load_explicit(&ws->left, memory_order_relaxed) != ws->nthreads)
+    atomic_store_explicit(&ws->left, ws->nthreads, memory_order_relaxed);
   lite_store_and_wake(&ws->ready, atomic_load_explicit(&ws->ticket, memory_order_relaxed),
                       &ws->ready_sleepers);
 }

@@ -109,9 +109,9 @@ void lite_ordered_wait_turn(struct lite_ws *ws, uint64_t lo);
 /* Nonmonotonic hand-out (steal.c): own block first, then steal from the nearest members. */
 bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi);
 
-/* Per-call-site statistics (site.c): choose whether a nonmonotonic loop steals, and record how
-   its run went. */
-void lite_site_plan(struct lite_ws *ws, void *site);
+/* Per-call-site statistics (site.c): choose whether a nonmonotonic loop steals or goes whole to
+   one member (the hand-out returned: OWN or WHOLE), and record how its run went. */
+enum lite_handout lite_site_plan(struct lite_ws *ws, void *site);
 /* True if a loop of count iterations at this site, with this team size, is too small to share. */
 bool lite_site_is_tiny(void *site, unsigned nthreads, uint64_t count);
 void lite_site_member_started(struct lite_thread *thr, struct lite_ws *ws);

@@ -109,7 +109,7 @@ static bool one_in(unsigned period)
   return x % period == 0;
 }
 
-void lite_site_plan(struct lite_ws *ws, void *key)
+enum lite_handout lite_site_plan(struct lite_ws *ws, void *key)
 {
   struct lite_site *site = site_for(key);
   uint64_t plan = atomic_load_explicit(&site->plan, memory_order_relaxed);
@@ -142,17 +142,22 @@ void lite_site_plan(struct lite_ws *ws, void *key)
     lite_sched_unlock(&site_lock);
   }
 
-  if (whole && lite_env.tiny_loops) {
-    ws->handout = LITE_HANDOUT_WHOLE;
-    ws->steal = false;
+  whole = whole && lite_env.tiny_loops;
+  /* Written only when they change, as everything in a loop's setup (lite_sched_setup); the
+     counters of measured runs only when this run is measured or counted. */
+  LITE_SET_IF_CHANGED(ws->steal, steal && !whole);
+  LITE_SET_IF_CHANGED(ws->site, site);
+  if (!measure && !lite_env.loop_stats) {
+    LITE_SET_IF_CHANGED(ws->start_ns, 0);
   } else {
-    ws->steal = steal;
+    ws->start_ns = measure ? lite_now_ns() : 0;
+    atomic_store_explicit(&ws->last_done_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&ws->min_busy_ns, UINT64_MAX, memory_order_relaxed);
+    atomic_store_explicit(&ws->max_busy_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&ws->stolen, 0, memory_order_relaxed);
+    atomic_store_explicit(&ws->finished, 0, memory_order_relaxed);
   }
-  ws->site = site;
-  ws->start_ns = measure ? lite_now_ns() : 0;
-  atomic_store_explicit(&ws->last_done_ns, 0, memory_order_relaxed);
-  atomic_store_explicit(&ws->min_busy_ns, UINT64_MAX, memory_order_relaxed);
-  atomic_store_explicit(&ws->max_busy_ns, 0, memory_order_relaxed);
+  return whole ? LITE_HANDOUT_WHOLE : LITE_HANDOUT_OWN;
 }
 
 bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)

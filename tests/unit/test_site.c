@@ -16,13 +16,13 @@ static struct lite_ws *new_ws(unsigned nthreads, uint64_t count)
   return ws;
 }
 
-/* A run at site key in two halves: its plan (ws->steal, ws->handout; measured if ws->start_ns is
-   set), then its end, which reports the given busy times (ns) and wall time (ns) if measured. */
+/* A run at site key in two halves: its plan (ws->steal, and ws->handout as lite_sched_setup
+   sets it from the plan; measured if ws->start_ns is set), then its end, which reports the
+   given busy times (ns) and wall time (ns) if measured. */
 static void plan_run(void *key, struct lite_ws *ws)
 {
-  ws->handout = LITE_HANDOUT_OWN;
   atomic_store(&ws->ticket, atomic_load(&ws->ticket) + 1);
-  lite_site_plan(ws, key);
+  ws->handout = lite_site_plan(ws, key);
 }
 
 static void end_run(struct lite_ws *ws, uint64_t min_busy, uint64_t max_busy, uint64_t wall)
