@@ -171,6 +171,7 @@ struct lite_thread {
   unsigned ws_done;         /* every construct up to this number is over for the whole team (a
                                barrier passed since): its ring entry is free (work.c) */
   struct lite_ws *ws;       /* the worksharing construct it is in, if any */
+  struct lite_ws *ws_split; /* the ring entry of the split loop it is in (thr->ws is then NULL) */
   struct lite_ws *timed_ws; /* the measured loop it is in, and when it took its first chunk */
   uint64_t timed_start_ns;
   uint64_t tiny_start_ns;   /* thread 0 in a measured tiny loop (sched/tiny.c): its start, */
@@ -210,6 +211,7 @@ struct lite_team {
   unsigned saved_ws_count;
   unsigned saved_ws_done;
   struct lite_ws *saved_ws;
+  struct lite_ws *saved_ws_split;
   uint64_t saved_chunk_lo;
   uint64_t saved_chunk_hi;
   /* The encountering thread's task. Here, not beside num_teams and reduction_group below:
@@ -413,8 +415,13 @@ struct lite_site;
 
 /* One worksharing construct (loop or sections) of a team. Loops are normalised to iteration
    indices 0..count-1; values are start + index * incr in unsigned (wrapping) arithmetic. */
+/* A ring entry's ticket: the construct number (ws_count) that holds the entry in the low 32 bits,
+   and LITE_WS_SPLIT if the member that claimed it chose to run the loop split: every member runs
+   its own static block and reads nothing else of the entry (lite_ws_begin_loop). */
+#define LITE_WS_SPLIT ((uint64_t)1 << 32)
+
 struct lite_ws {
-  _Atomic uint32_t ticket LITE_ALIGNED; /* the construct number (ws_count) that holds the entry */
+  _Atomic uint64_t ticket LITE_ALIGNED; /* the construct that holds the entry (see above) */
   _Atomic uint32_t ready;               /* equals ticket once the first member has set it up */
   _Atomic uint32_t left;                /* members that have not finished it yet */
   _Atomic uint32_t ready_sleepers;      /* members parked until the entry is ready */
@@ -464,6 +471,12 @@ struct lite_ws {
 /* A member meets its next worksharing construct: returns its entry, and whether it is the first
    (it then sets the entry up and calls lite_ws_ready). */
 struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first);
+/* The same for a loop that may run split (want_split: this member would choose it, were it the
+   first). *split: the first member chose it; this member then runs its block, and the entry is
+   only left at the loop's end (lite_loop_finish). The first member of a split loop has already
+   released it: it calls no lite_ws_ready. */
+struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, bool want_split, bool *first,
+                                   bool *split);
 void lite_ws_ready(struct lite_ws *ws);
 /* A member finishes its current construct (the barrier, if any, is the caller's). */
 void lite_ws_end(struct lite_thread *thr);

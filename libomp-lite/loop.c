@@ -44,8 +44,9 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
 {
   struct lite_thread *thr = lite_self();
   struct lite_ws *ws;
-  if (istart != NULL && reductions == NULL && mem == NULL &&
-      lite_tiny_in_team(thr, req, lite_iter_count_long(start, end, incr))) {
+  uint64_t count = lite_iter_count_long(start, end, incr);
+  bool plain = istart != NULL && reductions == NULL && mem == NULL;
+  if (plain && lite_tiny_in_team(thr, req, count)) {
     ws = lite_tiny_begin(thr);
     if (ws == NULL)
       return false; /* thread 0 runs this tiny loop alone */
@@ -53,12 +54,23 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
     lite_tiny_setup(thr, ws);
     return next_long(thr, istart, iend);
   }
-  bool first;
-  ws = lite_ws_begin(thr, &first);
+  struct lite_loop_look look = {false, false, false};
+  if (plain)
+    lite_sched_look(thr, req, count, &look);
+  bool first, split;
+  ws = lite_ws_begin_loop(thr, look.split, &first, &split);
+  if (split) {
+    uint64_t lo, hi;
+    if (!lite_sched_split_block(thr, req, count, first, &lo, &hi))
+      return false;
+    *istart = (long)((uint64_t)start + lo * (uint64_t)incr);
+    *iend = hi == count ? end : (long)((uint64_t)start + hi * (uint64_t)incr);
+    return true;
+  }
   if (first) {
     LITE_SET_IF_CHANGED(ws->nthreads, lite_loop_team_size(thr));
     lite_iter_init_long(ws, start, end, incr);
-    lite_sched_setup(ws, req);
+    lite_sched_setup_looked(ws, req, &look);
     lite_tiny_note(thr, ws, req);
     lite_ws_setup_mem(ws, mem);
     if (reductions != NULL)

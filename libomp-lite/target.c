@@ -58,7 +58,7 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
   if (thread_limit != 0)
     thr->icv.thread_limit = thread_limit;
   thr->bar_epoch = thr->single_count = thr->ws_count = thr->ws_done = 0;
-  thr->ws = thr->timed_ws = NULL;
+  thr->ws = thr->ws_split = thr->timed_ws = NULL;
   thr->chunk_lo = thr->chunk_hi = 0;
   thr->num_teams = thr->team_num = 0;
   thr->task = NULL;

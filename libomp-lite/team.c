@@ -128,6 +128,7 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
   thr->bar_epoch = pool->epoch;
   thr->single_count = pool->single_base;
   thr->ws = pool->first_ws;
+  thr->ws_split = NULL;
   thr->ws_count = pool->ws_base + (pool->first_ws != NULL);
   thr->ws_done = pool->ws_base;
   thr->chunk_lo = thr->chunk_hi = 0;
@@ -345,6 +346,7 @@ static void save_state(struct lite_thread *thr, struct lite_team *team)
   team->saved_bar_epoch = thr->bar_epoch;
   team->saved_single_count = thr->single_count;
   team->saved_ws = thr->ws;
+  team->saved_ws_split = thr->ws_split;
   team->saved_ws_count = thr->ws_count;
   team->saved_ws_done = thr->ws_done;
   team->saved_chunk_lo = thr->chunk_lo;
@@ -360,6 +362,7 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->bar_epoch = team->saved_bar_epoch;
   thr->single_count = team->saved_single_count;
   thr->ws = team->saved_ws;
+  thr->ws_split = team->saved_ws_split;
   thr->ws_count = team->saved_ws_count;
   thr->ws_done = team->saved_ws_done;
   thr->chunk_lo = team->saved_chunk_lo;
@@ -434,7 +437,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     /* A combined construct: its worksharing entry is ready before anyone looks for it. Every
        entry is free here, since the previous region's members have all left. */
     struct lite_ws *ws = &pool->ring[(pool->ws_base + 1) & (LITE_WS_RING - 1)];
-    atomic_store_explicit(&ws->ticket, pool->ws_base + 1, memory_order_relaxed);
+    atomic_store_explicit(&ws->ticket, (uint32_t)(pool->ws_base + 1), memory_order_relaxed);
     ws->nthreads = n;
     setup(ws, setup_arg);
     lite_ws_ready(ws);
@@ -514,7 +517,7 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
   thr->icv = team->icv;
   thr->bar_epoch = 0;
   thr->single_count = 0;
-  thr->ws = NULL;
+  thr->ws = thr->ws_split = NULL;
   thr->ws_count = thr->ws_done = 0;
   thr->chunk_lo = thr->chunk_hi = 0;
 }

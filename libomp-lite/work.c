@@ -2,7 +2,9 @@
 
    Every member counts the worksharing constructs it meets (ws_count); construct k lives in ring
    entry k % LITE_WS_RING. The first member to reach it claims the entry (ticket = k), sets it up
-   and marks it ready; the others wait for ready. An entry is free again once all members of its
+   and marks it ready; the others wait for ready. A loop whose first member marks the claim split
+   has no setup: every member runs its own block (sched/iter.c, lite_sched_look), and only the
+   ticket, ready and left are used. An entry is free again once all members of its
    previous construct have left it. With nowait a fast member may thus run up to the ring size
    ahead of the slowest one, then waits. Teams of one (and the initial thread outside any region)
    use a per-thread entry per nesting level instead: nothing to share, nothing to wait for. */
@@ -36,23 +38,29 @@ struct lite_ws *lite_ws_solo(struct lite_thread *thr)
   return thr->solo[level];
 }
 
-/* Waits until the entry's previous construct is over, or another member claimed it for k. The
-   construct is over once every member has left it (left 0), or once this member has passed a
-   barrier after it (ws_done): a loop ending in a barrier does not count its members out. */
-static bool claim(struct lite_ws *ws, uint32_t k, uint32_t done)
+/* Waits until the entry's previous construct is over, or another member claimed it for k; the
+   first claims it with the given mode (0 or LITE_WS_SPLIT). Returns the ticket (k and the mode
+   of whoever claimed it). The construct is over once every member has left it (left 0), or once
+   this member has passed a barrier after it (ws_done): a loop ending in a barrier does not count
+   its members out. */
+static uint64_t claim(struct lite_ws *ws, uint32_t k, uint32_t done, uint64_t mode, bool *first)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
   for (;;) {
-    uint32_t t = atomic_load_explicit(&ws->ticket, memory_order_acquire);
-    if (t == k)
-      return false;
+    uint64_t t = atomic_load_explicit(&ws->ticket, memory_order_acquire);
+    if ((uint32_t)t == k) {
+      *first = false;
+      return t;
+    }
     /* A member at k has met every construct before k, so an older ticket means the entry's
        previous construct; tickets newer than k cannot appear before k was claimed. */
     uint32_t left = atomic_load_explicit(&ws->left, memory_order_acquire);
-    if (left == 0 || (int32_t)(t - done) <= 0) {
-      if (atomic_compare_exchange_strong(&ws->ticket, &t, k))
-        return true;
+    if (left == 0 || (int32_t)((uint32_t)t - done) <= 0) {
+      if (atomic_compare_exchange_strong(&ws->ticket, &t, k | mode)) {
+        *first = true;
+        return k | mode;
+      }
       continue;
     }
     if (!lite_waiter_poll(&w)) {
@@ -62,7 +70,7 @@ static bool claim(struct lite_ws *ws, uint32_t k, uint32_t done)
       lite_park_begin(&ws->left_sleepers);
       for (;;) {
         uint32_t freed = atomic_load(&ws->freed);
-        if (atomic_load(&ws->left) == 0 || atomic_load(&ws->ticket) == k)
+        if (atomic_load(&ws->left) == 0 || (uint32_t)atomic_load(&ws->ticket) == k)
           break;
         lite_futex_wait(&ws->freed, freed);
       }
@@ -72,19 +80,44 @@ static bool claim(struct lite_ws *ws, uint32_t k, uint32_t done)
   }
 }
 
-struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
+static uint32_t ticket_number(const struct lite_ws *ws)
+{
+  return (uint32_t)atomic_load_explicit(&ws->ticket, memory_order_relaxed);
+}
+
+/* The entry is set up (or, split, claimed) for members members: they may leave it. */
+static void release(struct lite_ws *ws, unsigned members)
+{
+  /* After a construct that ended in a barrier (which did not count its members out) left still
+     holds the team size: see lite_sched_setup for why not to store it again. */
+  if (atomic_load_explicit(&ws->left, memory_order_relaxed) != members)
+    atomic_store_explicit(&ws->left, members, memory_order_relaxed);
+  lite_store_and_wake(&ws->ready, ticket_number(ws), &ws->ready_sleepers);
+}
+
+struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, bool want_split, bool *first,
+                                   bool *split)
 {
   struct lite_team *team = thr->team;
   struct lite_ws *ws;
+  *split = false;
   if (team == NULL || team->pool == NULL) {
     ws = lite_ws_solo(thr);
-    atomic_store_explicit(&ws->ticket, atomic_load_explicit(&ws->ticket, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    atomic_store_explicit(&ws->ticket, (uint32_t)(ticket_number(ws) + 1), memory_order_relaxed);
     *first = true;
   } else {
     uint32_t k = ++thr->ws_count;
     ws = &team->ring[k & team->ring_mask];
-    *first = claim(ws, k, thr->ws_done);
+    uint64_t t = claim(ws, k, thr->ws_done, want_split ? LITE_WS_SPLIT : 0, first);
+    if (t & LITE_WS_SPLIT) {
+      /* Nothing of the entry but the ticket is read: no setup to wait for. */
+      if (*first)
+        release(ws, team->nthreads);
+      *split = true;
+      thr->ws = NULL;
+      thr->ws_split = ws;
+      return ws;
+    }
     if (!*first)
       lite_wait_until_equal(&ws->ready, k, &ws->ready_sleepers);
   }
@@ -92,28 +125,41 @@ struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
   return ws;
 }
 
-void lite_ws_ready(struct lite_ws *ws)
+struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
 {
-  /* After a construct that ended in a barrier (which did not count its members out) left still
-     holds the team size: see lite_sched_setup for why not to store it again. */
-  if (atomic_load_explicit(&ws->left, memory_order_relaxed) != ws->nthreads)
-    atomic_store_explicit(&ws->left, ws->nthreads, memory_order_relaxed);
-  lite_store_and_wake(&ws->ready, atomic_load_explicit(&ws->ticket, memory_order_relaxed),
-                      &ws->ready_sleepers);
+  bool split;
+  return lite_ws_begin_loop(thr, false, first, &split);
 }
 
-void lite_ws_end(struct lite_thread *thr)
+void lite_ws_ready(struct lite_ws *ws)
 {
-  struct lite_ws *ws = thr->ws;
-  thr->ws = NULL;
-  if (ws == NULL)
-    return;
+  release(ws, ws->nthreads);
+}
+
+static void leave(struct lite_ws *ws)
+{
   /* Sequentially consistent with claim()'s count of sleepers then look at left: either the
      sleeper sees left at 0, or we see it counted and bump freed after its look. */
   if (atomic_fetch_sub(&ws->left, 1) == 1 && atomic_load(&ws->left_sleepers) != 0) {
     atomic_fetch_add(&ws->freed, 1);
     lite_futex_wake(&ws->freed, INT32_MAX);
   }
+}
+
+void lite_ws_end(struct lite_thread *thr)
+{
+  struct lite_ws *ws = thr->ws;
+  thr->ws = NULL;
+  if (ws != NULL)
+    leave(ws);
+}
+
+/* A member leaves a split loop that no barrier follows. The first member stores left after its
+   claim, so the others wait for its release first (it comes at once: a split loop has no setup). */
+static void leave_split(struct lite_thread *thr, struct lite_ws *ws)
+{
+  lite_wait_until_equal(&ws->ready, thr->ws_count, &ws->ready_sleepers);
+  leave(ws);
 }
 
 /* ------------------------------------------------------------------- shared by the loops */
@@ -169,8 +215,15 @@ void lite_loop_finish(struct lite_thread *thr, bool barrier_follows)
   if (lite_unlikely(thr->tiny_start_ns != 0))
     lite_tiny_done(thr);
   struct lite_ws *ws = thr->ws;
-  if (ws == NULL)
+  if (ws == NULL) {
+    struct lite_ws *split = thr->ws_split;
+    if (split != NULL) {
+      thr->ws_split = NULL;
+      if (!barrier_follows)
+        leave_split(thr, split);
+    }
     return;
+  }
   lite_ordered_pass_turn(thr, ws);
   if (ws->site != NULL && (ws->start_ns != 0 || lite_env.loop_stats)) {
     lite_site_member_done(thr, ws);

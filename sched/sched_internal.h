@@ -48,6 +48,13 @@ struct lite_loop_request {
   bool from_icv;          /* schedule(runtime): kind and chunk come from run-sched-var */
 };
 
+/* What a member saw of its loop's call site before claiming the ring entry (lite_sched_look). */
+struct lite_loop_look {
+  bool split;   /* it would run the loop split, were it the first to meet it */
+  bool drawn;   /* it drew whether this run is measured, */
+  bool measure; /* and the draw, which its setup then keeps, should it be the first after all */
+};
+
 /* schedule(runtime): the current task's run-sched-var. maybe_nonmonotonic: treat dynamic and
    guided as nonmonotonic unless OMP_SCHEDULE said monotonic (OpenMP 5.0). */
 void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_request *req,
@@ -74,6 +81,21 @@ static inline uint64_t lite_iter_bound(const struct lite_ws *ws, uint64_t hi)
 /* Picks the hand-out for a loop of ws->count iterations on ws->nthreads members, and resets the
    shared state. Called by the first member, before lite_ws_ready. */
 void lite_sched_setup(struct lite_ws *ws, const struct lite_loop_request *req);
+/* The same, after a lite_sched_look by this member. */
+void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request *req,
+                             const struct lite_loop_look *look);
+
+/* Looks at a loop of count iterations before the claim: whether this member would run it split
+   (lite_ws_begin_loop), were it the first to meet it: a nonmonotonic loop with its chunk in the
+   request, whose call site runs it neither stealing nor whole, in a run not drawn to be
+   measured. Any member's block then comes from what every member knows: the bounds, the
+   chunk, the team. */
+void lite_sched_look(struct lite_thread *thr, const struct lite_loop_request *req, uint64_t count,
+                     struct lite_loop_look *look);
+/* A member's block of a split loop, in iteration indices [lo, hi); false if it is empty. first:
+   this member claimed the loop (it counts the run for OMPLITE_LOOP_STATS). */
+bool lite_sched_split_block(struct lite_thread *thr, const struct lite_loop_request *req,
+                            uint64_t count, bool first, uint64_t *lo, uint64_t *hi);
 
 /* The calling member's next chunk [*lo, *hi), or false when the loop is exhausted for it. */
 bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, uint64_t *hi);
@@ -108,10 +130,20 @@ void lite_ordered_wait_turn(struct lite_ws *ws, uint64_t lo);
 
 /* Nonmonotonic hand-out (steal.c): own block first, then steal from the nearest members. */
 bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi);
+/* Member id's own block of a nonmonotonic loop, in iterations [lo, hi): all it runs unless the
+   loop steals. */
+void lite_own_block(uint64_t count, uint64_t chunk, unsigned nthreads, unsigned id, uint64_t *lo,
+                    uint64_t *hi);
 
 /* Per-call-site statistics (site.c): choose whether a nonmonotonic loop steals or goes whole to
-   one member (the hand-out returned: OWN or WHOLE), and record how its run went. */
-enum lite_handout lite_site_plan(struct lite_ws *ws, void *site);
+   one member (the hand-out returned: OWN or WHOLE), and record how its run went. measure: this
+   run's draw, if lite_site_may_split made it; NULL to draw here. */
+enum lite_handout lite_site_plan(struct lite_ws *ws, void *site, const bool *measure);
+/* Read without the lock: the site's plan runs a loop of count iterations on nthreads members
+   with neither stealing nor whole, and this run is not drawn to be measured (*measure). */
+bool lite_site_may_split(void *site, unsigned nthreads, uint64_t count, bool *measure);
+/* A split run, counted for OMPLITE_LOOP_STATS. */
+void lite_site_split_run(void *site, unsigned nthreads, uint64_t count);
 /* True if a loop of count iterations at this site, with this team size, is too small to share. */
 bool lite_site_is_tiny(void *site, unsigned nthreads, uint64_t count);
 void lite_site_member_started(struct lite_thread *thr, struct lite_ws *ws);

@@ -62,7 +62,7 @@ struct lite_site {
   bool whole;         /* tiny: one member takes every iteration */
   unsigned imbalanced_probes; /* imbalanced runs without stealing, in a row */
   /* For OMPLITE_LOOP_STATS. */
-  uint64_t runs, steal_runs, steals, whole_runs;
+  uint64_t runs, steal_runs, steals, whole_runs, split_runs;
 } LITE_ALIGNED;
 
 /* Written under site_lock, by the first member of a measured run (or of a new site) and by the
@@ -113,13 +113,38 @@ static bool one_in(unsigned period)
   return x % period == 0;
 }
 
-enum lite_handout lite_site_plan(struct lite_ws *ws, void *key)
+/* Whether a run at a site with this plan word is measured: always while the site is new (the
+   tag is another's) or its period is 0, else one run in the period, at random. */
+static bool draw_measure(uint64_t plan, uint64_t tag)
+{
+  unsigned hold = (plan >> PLAN_HOLD_SHIFT) & PLAN_HOLD_MASK;
+  return (plan & PLAN_TAG_MASK) != tag || hold == 0 || one_in(hold);
+}
+
+bool lite_site_may_split(void *key, unsigned nthreads, uint64_t count, bool *measure)
+{
+  uint64_t plan = atomic_load_explicit(&site_for(key)->plan, memory_order_relaxed);
+  *measure = draw_measure(plan, site_tag(key, nthreads, count));
+  return !*measure && !(plan & PLAN_STEAL) && !((plan & PLAN_WHOLE) && lite_env.tiny_loops);
+}
+
+void lite_site_split_run(void *key, unsigned nthreads, uint64_t count)
+{
+  struct lite_site *site = site_for(key);
+  lite_sched_lock(&site_lock);
+  if (site->key == key && site->nthreads == nthreads && site->count == count) {
+    site->runs++;
+    site->split_runs++;
+  }
+  lite_sched_unlock(&site_lock);
+}
+
+enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *drawn)
 {
   struct lite_site *site = site_for(key);
   uint64_t plan = atomic_load_explicit(&site->plan, memory_order_relaxed);
-  unsigned hold = (plan >> PLAN_HOLD_SHIFT) & PLAN_HOLD_MASK;
-  bool known = (plan & PLAN_TAG_MASK) == site_tag(key, ws->nthreads, ws->count);
-  bool measure = !known || hold == 0 || one_in(hold);
+  bool measure =
+      drawn != NULL ? *drawn : draw_measure(plan, site_tag(key, ws->nthreads, ws->count));
   bool steal = plan & PLAN_STEAL, whole = plan & PLAN_WHOLE;
 
   if (measure || lite_env.loop_stats) {
@@ -132,7 +157,7 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *key)
       site->whole = false;
       site->hold = 0;
       site->imbalanced_probes = 0;
-      site->runs = site->steal_runs = site->steals = site->whole_runs = 0;
+      site->runs = site->steal_runs = site->steals = site->whole_runs = site->split_runs = 0;
       publish(site);
       measure = true;
     }
@@ -285,9 +310,9 @@ __attribute__((destructor)) static void print_site_stats(void)
     if (s->key != NULL)
       fprintf(stderr,
               "libomp-lite: loop site %p threads %u iterations %llu runs %llu stealing-runs %llu "
-              "steals %llu whole-runs %llu\n",
+              "steals %llu whole-runs %llu split-runs %llu\n",
               s->key, s->nthreads, (unsigned long long)s->count, (unsigned long long)s->runs,
               (unsigned long long)s->steal_runs, (unsigned long long)s->steals,
-              (unsigned long long)s->whole_runs);
+              (unsigned long long)s->whole_runs, (unsigned long long)s->split_runs);
   }
 }

@@ -35,7 +35,7 @@ static uint64_t chunk_count(const struct lite_ws *ws)
 /* A range not yet touched in this loop holds its member's static block of chunks. */
 static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned id)
 {
-  uint32_t ticket = atomic_load_explicit(&ws->ticket, memory_order_relaxed);
+  uint32_t ticket = (uint32_t)atomic_load_explicit(&ws->ticket, memory_order_relaxed);
   if (range->tag != ticket) {
     range->tag = ticket;
     range->final_chunk = FINAL_NOT_HELD;
@@ -45,11 +45,26 @@ static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned
 
 /* The iterations of chunks [clo, chi): no product can overflow, since every chunk but the last
    starts below count. */
+static void chunk_span(uint64_t count, uint64_t chunk, uint64_t clo, uint64_t chi, uint64_t *lo,
+                       uint64_t *hi)
+{
+  *lo = clo * chunk;
+  *hi = chi == count / chunk + (count % chunk != 0) ? count : chi * chunk;
+}
+
 static void chunk_iterations(const struct lite_ws *ws, uint64_t clo, uint64_t chi, uint64_t *lo,
                              uint64_t *hi)
 {
-  *lo = clo * ws->chunk;
-  *hi = chi == chunk_count(ws) ? ws->count : chi * ws->chunk;
+  chunk_span(ws->count, ws->chunk, clo, chi, lo, hi);
+}
+
+/* The same blocks as range_prepare's, from what every member knows: a split loop (work.c). */
+void lite_own_block(uint64_t count, uint64_t chunk, unsigned nthreads, unsigned id, uint64_t *lo,
+                    uint64_t *hi)
+{
+  uint64_t clo, chi;
+  lite_static_block(count / chunk + (count % chunk != 0), nthreads, id, &clo, &chi);
+  chunk_span(count, chunk, clo, chi, lo, hi);
 }
 
 /* Takes the next chunks from the front of a range (the caller owns or has locked it).

@@ -53,7 +53,8 @@ struct lite_ws *lite_tiny_begin(struct lite_thread *thr)
     return NULL;
   }
   struct lite_ws *ws = lite_ws_solo(thr);
-  atomic_store_explicit(&ws->ticket, atomic_load_explicit(&ws->ticket, memory_order_relaxed) + 1,
+  atomic_store_explicit(&ws->ticket,
+                        (uint32_t)(atomic_load_explicit(&ws->ticket, memory_order_relaxed) + 1),
                         memory_order_relaxed);
   ws->nthreads = 1;
   thr->ws = ws;

@@ -22,7 +22,7 @@ static struct lite_ws *new_ws(unsigned nthreads, uint64_t count)
 static void plan_run(void *key, struct lite_ws *ws)
 {
   atomic_store(&ws->ticket, atomic_load(&ws->ticket) + 1);
-  ws->handout = lite_site_plan(ws, key);
+  ws->handout = lite_site_plan(ws, key, NULL);
 }
 
 static void end_run(struct lite_ws *ws, uint64_t min_busy, uint64_t max_busy, uint64_t wall)
@@ -188,6 +188,45 @@ START_TEST(test_tiny_switch_off)
 }
 END_TEST
 
+START_TEST(test_split_only_where_nothing_is_shared)
+{
+  void *key = (void *)0x1009;
+  bool measure;
+  /* A site never seen: its first run is measured, and set up by its first member. */
+  ck_assert(!lite_site_may_split(key, 2, 1000, &measure));
+  ck_assert(measure);
+  /* Settled short and balanced: nearly every run may go split, the others are measured. */
+  struct lite_ws *ws = settled_site(key);
+  int split = 0;
+  for (int i = 0; i < 800; i++) {
+    bool may = lite_site_may_split(key, 2, 1000, &measure);
+    ck_assert(may != measure);
+    split += may;
+  }
+  ck_assert_int_gt(split, 800 * 3 / 4);
+  /* Another team size or trip count has no plan yet. */
+  ck_assert(!lite_site_may_split(key, 4, 1000, &measure));
+  ck_assert(!lite_site_may_split(key, 2, 999, &measure));
+  /* The loop grows long: once the site steals, no run goes split. */
+  for (int i = 0; i < 1000 && !ws->steal; i++)
+    run(key, ws, 100000, 100000, 110000, NULL);
+  ck_assert(ws->steal);
+  for (int i = 0; i < 100; i++)
+    ck_assert(!lite_site_may_split(key, 2, 1000, &measure));
+  free(ws);
+  /* Tiny: the loop goes whole to one member, not split. */
+  void *tiny = (void *)0x100a;
+  ws = new_ws(2, 64);
+  enum lite_handout handout = LITE_HANDOUT_OWN;
+  for (int i = 0; i < 3; i++)
+    run(tiny, ws, 300, 300, 800, &handout);
+  ck_assert_int_eq(handout, LITE_HANDOUT_WHOLE);
+  for (int i = 0; i < 100; i++)
+    ck_assert(!lite_site_may_split(tiny, 2, 64, &measure));
+  free(ws);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("site");
@@ -198,6 +237,7 @@ int main(void)
   tcase_add_test(tc, test_long_loop_steals);
   tcase_add_test(tc, test_steady_site_is_sampled);
   tcase_add_test(tc, test_one_imbalanced_probe_is_not_held);
+  tcase_add_test(tc, test_split_only_where_nothing_is_shared);
   tcase_add_test(tc, test_tiny_goes_whole_and_comes_back);
   tcase_add_test(tc, test_tiny_switch_off);
   suite_add_tcase(s, tc);

@@ -46,7 +46,7 @@ static void make_tiny(void *key, unsigned nthreads, uint64_t count)
   ws->count = count;
   for (int i = 0; i < 4 && !lite_site_is_tiny(key, nthreads, count); i++) {
     ws->handout = LITE_HANDOUT_OWN;
-    lite_site_plan(ws, key);
+    ws->handout = lite_site_plan(ws, key, NULL);
     if (ws->start_ns != 0) {
       atomic_store(&ws->min_busy_ns, 300);
       atomic_store(&ws->max_busy_ns, 300);

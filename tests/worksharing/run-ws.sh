@@ -223,6 +223,7 @@ t_mem() {
 t_steal() {
     sizes_ok ws_steal random
     sizes_ok ws_steal chunks
+    sizes_ok ws_steal split
     case_ok OMP_SCHEDULE=auto OMP_NUM_THREADS=4 ws_steal random
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=3 ws_steal imbalanced
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=3 ws_steal balanced

@@ -23,12 +23,19 @@
                  size; then the tiny loops' work grows until each run takes ~100 µs, and they
                  must be shared by the team again (some iteration runs on a thread other than
                  0) within TINY_GROWN_RUNS regions; then tiny loops in nested teams
+     split       short balanced loops run SPLIT_RUNS times each in one region, the loops that
+                 libomp-lite runs split once their call sites know them (each member computes
+                 its own block, nothing is handed out): chunked dynamic with nowait, guided
+                 with a chunk over an unsigned long long range counting down, a nowait loop
+                 between two others, a loop with fewer iterations than threads, lastprivate
    Every mode checks that each iteration runs exactly once per run. Under OMPLITE_LOOP_STATS=1,
    libomp-lite prints one line per loop call site at exit,
      libomp-lite: loop site ADDR threads N iterations COUNT runs R stealing-runs S steals K
+       whole-runs W split-runs P
    and the runner (run-ws.sh) checks them: the imbalanced loop must have stolen (steals > 0),
-   the balanced one must mostly not steal (stealing-runs well below runs). The trip counts are
-   chosen so that the runner can tell the sites apart by them.
+   the balanced one must mostly not steal (stealing-runs well below runs), the split loops'
+   sites must have run split. The trip counts are chosen so that the runner can tell the sites
+   apart by them.
 
    Entry points (gcc 12, objdump): GOMP_loop_nonmonotonic_{dynamic,guided}_start/_next,
    GOMP_loop_maybe_nonmonotonic_runtime_start/_next, GOMP_loop_dynamic_start/_next,
@@ -46,6 +53,11 @@
 #define TINY_N 64
 #define TINY_RUNS 400
 #define TINY_GROWN_RUNS 200
+#define SPLIT_RUNS 300
+#define SPLIT_N1 1001 /* dynamic, 3 */
+#define SPLIT_N2 997  /* guided, 5, unsigned long long from 3 * 997 down */
+#define SPLIT_N3 1003 /* nowait between two loops */
+#define SPLIT_FEW 3   /* fewer iterations than threads (at 4 and more) */
 
 static int hits[MAXN];
 static unsigned cost[MAXN];
@@ -324,6 +336,51 @@ static bool nested_tiny_regions(long n, int runs)
     return bad == 0;
 }
 
+static int split_hits[4][MAXN];
+static long lp_split;
+
+/* One run of the split loops; the member's own work between them differs, so that members meet
+   the loops at different times. */
+static void split_loops(void)
+{
+    int me = omp_get_thread_num();
+#pragma omp for schedule(nonmonotonic: dynamic, 3) nowait
+    for (long i = 0; i < SPLIT_N1; i++)
+        ws_hit(split_hits[0], i);
+    ws_work((unsigned long)(me % 3) * 50);
+#pragma omp for schedule(guided, 5) lastprivate(lp_split)
+    for (unsigned long long u = 3ull * SPLIT_N2; u > 0; u -= 3) {
+        ws_hit(split_hits[1], (long)(u / 3 - 1));
+        lp_split = (long)u;
+    }
+#pragma omp for schedule(nonmonotonic: dynamic) nowait
+    for (long i = SPLIT_N3 - 1; i >= 0; i--)
+        ws_hit(split_hits[2], i);
+#pragma omp for schedule(nonmonotonic: dynamic)
+    for (long i = 0; i < SPLIT_FEW; i++) {
+        ws_hit(split_hits[3], i);
+        ws_work(400); /* not tiny: shared among the members, most of which have none */
+    }
+}
+
+static void split_mode(void)
+{
+#pragma omp parallel
+    for (int r = 0; r < SPLIT_RUNS; r++) {
+        split_loops();
+#pragma omp single
+        {
+            LITE_EXPECT(lp_split == 3, "split: lastprivate of the guided loop is %ld, not 3",
+                        lp_split);
+            lp_split = 0;
+        }
+    }
+    ws_expect_hits(split_hits[0], SPLIT_N1, SPLIT_RUNS, "split: dynamic, 3, nowait");
+    ws_expect_hits(split_hits[1], SPLIT_N2, SPLIT_RUNS, "split: guided, 5, down, ull");
+    ws_expect_hits(split_hits[2], SPLIT_N3, SPLIT_RUNS, "split: nowait between loops");
+    ws_expect_hits(split_hits[3], SPLIT_FEW, SPLIT_RUNS, "split: fewer iterations than threads");
+}
+
 int main(int argc, char **argv)
 {
     LITE_CHECK("ws_steal");
@@ -377,6 +434,8 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(mode, "chunks") == 0) {
         chunks_mode();
+    } else if (strcmp(mode, "split") == 0) {
+        split_mode();
     } else if (strcmp(mode, "tiny") == 0) {
         long n = TINY_N; /* a variable: gcc calls GOMP_loop_*_start, not GOMP_parallel_loop_* */
         for (int r = 0; r < TINY_RUNS; r++)
@@ -403,7 +462,7 @@ int main(int argc, char **argv)
         }
     } else {
         fprintf(stderr,
-                "usage: ws_steal imbalanced|balanced|balanced-inregion|random|chunks|tiny\n");
+                "usage: ws_steal imbalanced|balanced|balanced-inregion|random|chunks|tiny|split\n");
         return 2;
     }
     ws_note("%s: PASS (%d threads)", mode, omp_get_max_threads());
