@@ -144,6 +144,8 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *site, const bool *mea
 bool lite_site_may_split(void *site, unsigned nthreads, uint64_t count, bool *measure);
 /* A split run, counted for OMPLITE_LOOP_STATS. */
 void lite_site_split_run(void *site, unsigned nthreads, uint64_t count);
+/* For tests: the set of the statistics table that a call site's entry is in. */
+unsigned lite_site_set_of(void *site);
 /* True if a loop of count iterations at this site, with this team size, is too small to share. */
 bool lite_site_is_tiny(void *site, unsigned nthreads, uint64_t count);
 void lite_site_member_started(struct lite_thread *thr, struct lite_ws *ws);

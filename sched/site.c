@@ -34,7 +34,8 @@
 
 #include <stdio.h>
 
-#define SITES 256
+#define SITE_SETS 64
+#define SITE_WAYS 4
 #define SAMPLE_EVERY 8
 #define SAMPLE_MOST 64
 #define HOLD_IMBALANCED 64
@@ -61,6 +62,7 @@ struct lite_site {
   bool steal;
   bool whole;         /* tiny: one member takes every iteration */
   unsigned imbalanced_probes; /* imbalanced runs without stealing, in a row */
+  uint64_t stamp;     /* site_clock at its last use under the lock: the least recent gives way */
   /* For OMPLITE_LOOP_STATS. */
   uint64_t runs, steal_runs, steals, whole_runs, split_runs;
 } LITE_ALIGNED;
@@ -68,16 +70,22 @@ struct lite_site {
 /* Written under site_lock, by the first member of a measured run (or of a new site) and by the
    last one; plan mirrors the decisions for the readers that take no lock. A reader may act on a
    decision a moment old, or two teams on one site may interleave: either only blurs a
-   heuristic. */
-static struct lite_site sites[SITES];
-static _Atomic uint32_t site_lock;
+   heuristic.
 
-static struct lite_site *site_for(void *key)
+   A key's entry is one of the SITE_WAYS of the set it hashes to; a new key takes the one used
+   least recently under the lock. (With one entry per hash, two loops of one program whose keys
+   met took the entry from each other at every run, and each run was then a new site's first:
+   measured, and stealing. The ThreadSanitizer build of ws_steal met it, two of four loops.) */
+static struct lite_site sites[SITE_SETS][SITE_WAYS];
+static _Atomic uint32_t site_lock;
+static uint64_t site_clock; /* under site_lock */
+
+static struct lite_site *site_set(void *key)
 {
   uintptr_t h = (uintptr_t)key;
   h ^= h >> 17;
   h *= 0x9e3779b97f4a7c15ull;
-  return &sites[(h >> 32) % SITES];
+  return sites[(h >> 32) % SITE_SETS];
 }
 
 static uint64_t site_tag(void *key, unsigned nthreads, uint64_t count)
@@ -87,6 +95,52 @@ static uint64_t site_tag(void *key, unsigned nthreads, uint64_t count)
   h *= 0x94d049bb133111ebull;
   h ^= h >> 29;
   return h << PLAN_TAG_SHIFT;
+}
+
+unsigned lite_site_set_of(void *key)
+{
+  return (unsigned)((site_set(key) - &sites[0][0]) / SITE_WAYS);
+}
+
+/* Without the lock: the entry whose plan carries tag (of key, a team size and a trip count), or
+   NULL. */
+static struct lite_site *site_find(void *key, uint64_t tag)
+{
+  struct lite_site *set = site_set(key);
+  for (unsigned w = 0; w < SITE_WAYS; w++)
+    if ((atomic_load_explicit(&set[w].plan, memory_order_relaxed) & PLAN_TAG_MASK) == tag)
+      return &set[w];
+  return NULL;
+}
+
+static uint64_t find_plan(void *key, uint64_t tag)
+{
+  struct lite_site *site = site_find(key, tag);
+  return site != NULL ? atomic_load_explicit(&site->plan, memory_order_relaxed) : 0;
+}
+
+/* Under site_lock: the entry of key, or the one of its set used least recently, for key to take
+   (the caller then resets it). */
+static struct lite_site *site_take(void *key)
+{
+  struct lite_site *set = site_set(key), *oldest = &set[0];
+  for (unsigned w = 0; w < SITE_WAYS; w++) {
+    if (set[w].key == key)
+      return &set[w];
+    if (set[w].stamp < oldest->stamp)
+      oldest = &set[w];
+  }
+  return oldest;
+}
+
+/* Under site_lock: the entry of key with this team size and trip count, or NULL. */
+static struct lite_site *site_exact(void *key, unsigned nthreads, uint64_t count)
+{
+  struct lite_site *set = site_set(key);
+  for (unsigned w = 0; w < SITE_WAYS; w++)
+    if (set[w].key == key && set[w].nthreads == nthreads && set[w].count == count)
+      return &set[w];
+  return NULL;
 }
 
 /* Under site_lock: the decisions, for the readers of plan. A store only when something changed,
@@ -123,16 +177,17 @@ static bool draw_measure(uint64_t plan, uint64_t tag)
 
 bool lite_site_may_split(void *key, unsigned nthreads, uint64_t count, bool *measure)
 {
-  uint64_t plan = atomic_load_explicit(&site_for(key)->plan, memory_order_relaxed);
-  *measure = draw_measure(plan, site_tag(key, nthreads, count));
+  uint64_t tag = site_tag(key, nthreads, count);
+  uint64_t plan = find_plan(key, tag);
+  *measure = draw_measure(plan, tag);
   return !*measure && !(plan & PLAN_STEAL) && !((plan & PLAN_WHOLE) && lite_env.tiny_loops);
 }
 
 void lite_site_split_run(void *key, unsigned nthreads, uint64_t count)
 {
-  struct lite_site *site = site_for(key);
   lite_sched_lock(&site_lock);
-  if (site->key == key && site->nthreads == nthreads && site->count == count) {
+  struct lite_site *site = site_exact(key, nthreads, count);
+  if (site != NULL) {
     site->runs++;
     site->split_runs++;
   }
@@ -141,14 +196,16 @@ void lite_site_split_run(void *key, unsigned nthreads, uint64_t count)
 
 enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *drawn)
 {
-  struct lite_site *site = site_for(key);
-  uint64_t plan = atomic_load_explicit(&site->plan, memory_order_relaxed);
-  bool measure =
-      drawn != NULL ? *drawn : draw_measure(plan, site_tag(key, ws->nthreads, ws->count));
+  uint64_t tag = site_tag(key, ws->nthreads, ws->count);
+  struct lite_site *site = site_find(key, tag);
+  uint64_t plan = site != NULL ? atomic_load_explicit(&site->plan, memory_order_relaxed) : 0;
+  bool measure = site == NULL || (drawn != NULL ? *drawn : draw_measure(plan, tag));
   bool steal = plan & PLAN_STEAL, whole = plan & PLAN_WHOLE;
 
   if (measure || lite_env.loop_stats) {
     lite_sched_lock(&site_lock);
+    site = site_take(key);
+    site->stamp = ++site_clock;
     if (site->key != key || site->nthreads != ws->nthreads || site->count != ws->count) {
       site->key = key;
       site->nthreads = ws->nthreads;
@@ -195,8 +252,9 @@ bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
     return false;
   /* The answer may be stale by the time it is used, which costs one run on the slower path at
      worst. */
-  uint64_t plan = atomic_load_explicit(&site_for(key)->plan, memory_order_relaxed);
-  return (plan & PLAN_WHOLE) && (plan & PLAN_TAG_MASK) == site_tag(key, nthreads, count);
+  uint64_t tag = site_tag(key, nthreads, count);
+  uint64_t plan = find_plan(key, tag);
+  return (plan & PLAN_WHOLE) && (plan & PLAN_TAG_MASK) == tag;
 }
 
 static void store_min(_Atomic uint64_t *word, uint64_t value)
@@ -284,10 +342,11 @@ void lite_site_loop_done(struct lite_ws *ws)
 
 bool lite_site_tiny_run(void *key, unsigned nthreads, uint64_t count, uint64_t run_ns)
 {
-  struct lite_site *site = site_for(key);
   bool tiny = run_ns < 2 * LITE_TINY_LOOP_NS;
   lite_sched_lock(&site_lock);
-  if (site->key == key && site->nthreads == nthreads && site->count == count) {
+  struct lite_site *site = site_exact(key, nthreads, count);
+  if (site != NULL) {
+    site->stamp = ++site_clock;
     site->runs++;
     site->whole_runs++;
     if (run_ns != 0) {
@@ -305,8 +364,8 @@ __attribute__((destructor)) static void print_site_stats(void)
 {
   if (!lite_env.loop_stats)
     return;
-  for (unsigned i = 0; i < SITES; i++) {
-    struct lite_site *s = &sites[i];
+  for (unsigned i = 0; i < SITE_SETS * SITE_WAYS; i++) {
+    struct lite_site *s = &sites[i / SITE_WAYS][i % SITE_WAYS];
     if (s->key != NULL)
       fprintf(stderr,
               "libomp-lite: loop site %p threads %u iterations %llu runs %llu stealing-runs %llu "

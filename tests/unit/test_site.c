@@ -227,6 +227,37 @@ START_TEST(test_split_only_where_nothing_is_shared)
 }
 END_TEST
 
+START_TEST(test_sites_sharing_a_set_keep_their_plans)
+{
+  lite_env.tiny_loops = true;
+  /* Four call sites whose entries fall in one set of the table, run in turn. */
+  void *keys[4];
+  struct lite_ws *ws[4];
+  unsigned found = 0;
+  for (uintptr_t k = 0x3000; found < 4; k += 16)
+    if (found == 0 || lite_site_set_of((void *)k) == lite_site_set_of(keys[0]))
+      keys[found++] = (void *)k;
+  for (int i = 0; i < 4; i++)
+    ws[i] = new_ws(2, 1000);
+  int stealing = 0, measured = 0;
+  for (int r = 0; r < 200; r++)
+    for (int i = 0; i < 4; i++) {
+      plan_run(keys[i], ws[i]);
+      if (r >= 100) {
+        stealing += ws[i]->steal;
+        measured += ws[i]->start_ns != 0;
+      }
+      end_run(ws[i], 10000, 10000, 12000);
+    }
+  /* Had they taken each other's entries, every run would be a new site's first: measured and
+     stealing, 400 of 400. */
+  ck_assert_int_lt(stealing, 20);
+  ck_assert_int_lt(measured, 100);
+  for (int i = 0; i < 4; i++)
+    free(ws[i]);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("site");
@@ -238,6 +269,7 @@ int main(void)
   tcase_add_test(tc, test_steady_site_is_sampled);
   tcase_add_test(tc, test_one_imbalanced_probe_is_not_held);
   tcase_add_test(tc, test_split_only_where_nothing_is_shared);
+  tcase_add_test(tc, test_sites_sharing_a_set_keep_their_plans);
   tcase_add_test(tc, test_tiny_goes_whole_and_comes_back);
   tcase_add_test(tc, test_tiny_switch_off);
   suite_add_tcase(s, tc);

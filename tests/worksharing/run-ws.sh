@@ -245,7 +245,7 @@ site_stat() {
 
 # The stealing statistics (libomp-lite's own; not on stock libgomp). The trip counts are those
 # of ws_steal.c: IMB_N 1501 (50 runs), BAL_N 1024 (200 runs, one region each), BAL2_N 1000
-# (200 runs in one region).
+# (200 runs in one region), SPLIT_N2 997 (300 runs in one region).
 t_steal_stats() {
     if ! lite_route; then
         case_skip "steal_stats: OMPLITE_LOOP_STATS is libomp-lite's"
@@ -294,6 +294,30 @@ t_steal_stats() {
             fi
             if [ -z "$problem" ]; then case_pass; else case_fail "$problem"; fi
         done
+
+        # The split loops (libomp-lite runs a known short balanced loop with no setup, each
+        # member on its own block): the guided one over SPLIT_N2 = 997 iterations, 300 runs.
+        # Whether the site finds it short and balanced depends on the machine (under
+        # ThreadSanitizer it is long, and steals); a site that mostly did not steal must have
+        # run it split.
+        case_run OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=$n ws_steal split
+        problem=
+        if [ "$CASE_RC" -ne 0 ]; then
+            problem=$(rc_words "$CASE_RC")
+        else
+            runs=$(site_stat runs "$n" 997)
+            sruns=$(site_stat stealing-runs "$n" 997)
+            splits=$(site_stat split-runs "$n" 997)
+            if [ -z "$runs" ]; then
+                problem="no 'libomp-lite: loop site ... threads $n iterations 997' line"
+            elif [ "$runs" -ne 300 ]; then
+                problem="the site reports $runs runs, expected 300"
+            elif [ "$splits" -le 0 ] && [ "$sruns" -lt 150 ]; then
+                problem="a loop that stole in $sruns of 300 runs never ran split"
+            fi
+            echo "    split loop, $n threads: split in $splits, stole in $sruns of $runs runs"
+        fi
+        if [ -z "$problem" ]; then case_pass; else case_fail "$problem"; fi
     done
 }
 
