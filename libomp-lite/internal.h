@@ -417,8 +417,11 @@ struct lite_site;
    indices 0..count-1; values are start + index * incr in unsigned (wrapping) arithmetic. */
 /* A ring entry's ticket: the construct number (ws_count) that holds the entry in the low 32 bits,
    and LITE_WS_SPLIT if the member that claimed it chose to run the loop split: every member runs
-   its own static block and reads nothing else of the entry (lite_ws_begin_loop). */
+   its own static block and reads nothing else of the entry (lite_ws_begin_loop); with
+   LITE_WS_WHOLE as well, the claimer's block is the whole loop and the others' are empty (a loop
+   too small to share). */
 #define LITE_WS_SPLIT ((uint64_t)1 << 32)
+#define LITE_WS_WHOLE ((uint64_t)1 << 33)
 
 struct lite_ws {
   _Atomic uint64_t ticket LITE_ALIGNED; /* the construct that holds the entry (see above) */
@@ -471,12 +474,12 @@ struct lite_ws {
 /* A member meets its next worksharing construct: returns its entry, and whether it is the first
    (it then sets the entry up and calls lite_ws_ready). */
 struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first);
-/* The same for a loop that may run split (want_split: this member would choose it, were it the
-   first). *split: the first member chose it; this member then runs its block, and the entry is
-   only left at the loop's end (lite_loop_finish). The first member of a split loop has already
-   released it: it calls no lite_ws_ready. */
-struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, bool want_split, bool *first,
-                                   bool *split);
+/* The same for a loop that may run split (want: the mark this member would claim it with, were it
+   the first: 0, LITE_WS_SPLIT, or that and LITE_WS_WHOLE). *mark: the first member's; if not 0,
+   this member runs its block, and the entry is only left at the loop's end (lite_loop_finish).
+   The first member of a split loop has already released it: it calls no lite_ws_ready. */
+struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, uint64_t want, bool *first,
+                                   uint64_t *mark);
 void lite_ws_ready(struct lite_ws *ws);
 /* A member finishes its current construct (the barrier, if any, is the caller's). */
 void lite_ws_end(struct lite_thread *thr);

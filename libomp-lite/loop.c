@@ -54,14 +54,15 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
     lite_tiny_setup(thr, ws);
     return next_long(thr, istart, iend);
   }
-  struct lite_loop_look look = {false, false, false};
+  struct lite_loop_look look = {0, false, false};
   if (plain)
     lite_sched_look(thr, req, count, &look);
-  bool first, split;
-  ws = lite_ws_begin_loop(thr, look.split, &first, &split);
-  if (split) {
+  bool first;
+  uint64_t mark;
+  ws = lite_ws_begin_loop(thr, look.mark, &first, &mark);
+  if (mark != 0) {
     uint64_t lo, hi;
-    if (!lite_sched_split_block(thr, req, count, first, &lo, &hi))
+    if (!lite_sched_split_block(thr, req, count, first, mark, &lo, &hi))
       return false;
     *istart = (long)((uint64_t)start + lo * (uint64_t)incr);
     *iend = hi == count ? end : (long)((uint64_t)start + hi * (uint64_t)incr);

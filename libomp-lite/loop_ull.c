@@ -50,14 +50,15 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
     lite_tiny_setup(thr, ws);
     return next_ull(thr, istart, iend);
   }
-  struct lite_loop_look look = {false, false, false};
+  struct lite_loop_look look = {0, false, false};
   if (plain)
     lite_sched_look(thr, req, count, &look);
-  bool first, split;
-  ws = lite_ws_begin_loop(thr, look.split, &first, &split);
-  if (split) {
+  bool first;
+  uint64_t mark;
+  ws = lite_ws_begin_loop(thr, look.mark, &first, &mark);
+  if (mark != 0) {
     uint64_t lo, hi;
-    if (!lite_sched_split_block(thr, req, count, first, &lo, &hi))
+    if (!lite_sched_split_block(thr, req, count, first, mark, &lo, &hi))
       return false;
     *istart = start + lo * incr;
     *iend = hi == count ? end : start + hi * incr;

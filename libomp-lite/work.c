@@ -3,8 +3,8 @@
    Every member counts the worksharing constructs it meets (ws_count); construct k lives in ring
    entry k % LITE_WS_RING. The first member to reach it claims the entry (ticket = k), sets it up
    and marks it ready; the others wait for ready. A loop whose first member marks the claim split
-   has no setup: every member runs its own block (sched/iter.c, lite_sched_look), and only the
-   ticket, ready and left are used. An entry is free again once all members of its
+   has no setup: every member runs its own block, or the first one all of a loop too small to
+   share (sched/iter.c, lite_sched_look), and only the ticket, ready and left are used. An entry is free again once all members of its
    previous construct have left it. With nowait a fast member may thus run up to the ring size
    ahead of the slowest one, then waits. Teams of one (and the initial thread outside any region)
    use a per-thread entry per nesting level instead: nothing to share, nothing to wait for. */
@@ -39,8 +39,8 @@ struct lite_ws *lite_ws_solo(struct lite_thread *thr)
 }
 
 /* Waits until the entry's previous construct is over, or another member claimed it for k; the
-   first claims it with the given mode (0 or LITE_WS_SPLIT). Returns the ticket (k and the mode
-   of whoever claimed it). The construct is over once every member has left it (left 0), or once
+   first claims it with the given mark (0, or LITE_WS_SPLIT and maybe LITE_WS_WHOLE). Returns the
+   ticket (k and the mark of whoever claimed it). The construct is over once every member has left it (left 0), or once
    this member has passed a barrier after it (ws_done): a loop ending in a barrier does not count
    its members out. */
 static uint64_t claim(struct lite_ws *ws, uint32_t k, uint32_t done, uint64_t mode, bool *first)
@@ -95,12 +95,12 @@ static void release(struct lite_ws *ws, unsigned members)
   lite_store_and_wake(&ws->ready, ticket_number(ws), &ws->ready_sleepers);
 }
 
-struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, bool want_split, bool *first,
-                                   bool *split)
+struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, uint64_t want, bool *first,
+                                   uint64_t *mark)
 {
   struct lite_team *team = thr->team;
   struct lite_ws *ws;
-  *split = false;
+  *mark = 0;
   if (team == NULL || team->pool == NULL) {
     ws = lite_ws_solo(thr);
     atomic_store_explicit(&ws->ticket, (uint32_t)(ticket_number(ws) + 1), memory_order_relaxed);
@@ -108,12 +108,12 @@ struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, bool want_split, boo
   } else {
     uint32_t k = ++thr->ws_count;
     ws = &team->ring[k & team->ring_mask];
-    uint64_t t = claim(ws, k, thr->ws_done, want_split ? LITE_WS_SPLIT : 0, first);
+    uint64_t t = claim(ws, k, thr->ws_done, want, first);
     if (t & LITE_WS_SPLIT) {
       /* Nothing of the entry but the ticket is read: no setup to wait for. */
       if (*first)
         release(ws, team->nthreads);
-      *split = true;
+      *mark = t & (LITE_WS_SPLIT | LITE_WS_WHOLE);
       thr->ws = NULL;
       thr->ws_split = ws;
       return ws;
@@ -127,8 +127,8 @@ struct lite_ws *lite_ws_begin_loop(struct lite_thread *thr, bool want_split, boo
 
 struct lite_ws *lite_ws_begin(struct lite_thread *thr, bool *first)
 {
-  bool split;
-  return lite_ws_begin_loop(thr, false, first, &split);
+  uint64_t mark;
+  return lite_ws_begin_loop(thr, 0, first, &mark);
 }
 
 void lite_ws_ready(struct lite_ws *ws)

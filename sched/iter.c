@@ -175,21 +175,33 @@ void lite_sched_look(struct lite_thread *thr, const struct lite_loop_request *re
                      struct lite_loop_look *look)
 {
   struct lite_team *team = thr->team;
-  look->split = look->drawn = look->measure = false;
+  look->mark = 0;
+  look->drawn = look->measure = false;
   if (req->monotonic || req->ordered || req->from_icv || req->kind == LITE_SCHED_STATIC ||
       team == NULL || team->pool == NULL || team->nthreads < 2 || lite_env.cancellation)
     return;
   look->drawn = true;
-  look->split = lite_site_may_split(req->site, team->nthreads, count, &look->measure);
+  bool whole;
+  if (lite_site_may_split(req->site, team->nthreads, count, &look->measure, &whole))
+    look->mark = LITE_WS_SPLIT | (whole ? LITE_WS_WHOLE : 0);
 }
 
 bool lite_sched_split_block(struct lite_thread *thr, const struct lite_loop_request *req,
-                            uint64_t count, bool first, uint64_t *lo, uint64_t *hi)
+                            uint64_t count, bool first, uint64_t mark, uint64_t *lo, uint64_t *hi)
 {
   unsigned nthreads = thr->team->nthreads;
+  bool whole = (mark & LITE_WS_WHOLE) != 0;
   if (first && lite_unlikely(lite_env.loop_stats))
-    lite_site_split_run(req->site, nthreads, count);
-  lite_own_block(count, req->chunk == 0 ? 1 : req->chunk, nthreads, thr->id, lo, hi);
+    lite_site_split_run(req->site, nthreads, count, whole);
+  if (whole) {
+    /* The first to meet the loop is the first that asks: it runs every iteration. */
+    if (first)
+      lite_tiny_note_whole(thr, req, count);
+    *lo = 0;
+    *hi = first ? count : 0;
+  } else {
+    lite_own_block(count, req->chunk == 0 ? 1 : req->chunk, nthreads, thr->id, lo, hi);
+  }
   return *lo < *hi;
 }
 

@@ -50,7 +50,8 @@ struct lite_loop_request {
 
 /* What a member saw of its loop's call site before claiming the ring entry (lite_sched_look). */
 struct lite_loop_look {
-  bool split;   /* it would run the loop split, were it the first to meet it */
+  uint64_t mark; /* the mark it would claim the entry with, were it the first (lite_ws_begin_loop):
+                    LITE_WS_SPLIT, maybe with LITE_WS_WHOLE, or 0 for a setup */
   bool drawn;   /* it drew whether this run is measured, */
   bool measure; /* and the draw, which its setup then keeps, should it be the first after all */
 };
@@ -87,15 +88,16 @@ void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request 
 
 /* Looks at a loop of count iterations before the claim: whether this member would run it split
    (lite_ws_begin_loop), were it the first to meet it: a nonmonotonic loop with its chunk in the
-   request, whose call site runs it neither stealing nor whole, in a run not drawn to be
-   measured. Any member's block then comes from what every member knows: the bounds, the
-   chunk, the team. */
+   request, whose call site runs it without stealing, in a run not drawn to be measured; whole,
+   if the site found it too small to share. Any member's block then comes from what every
+   member knows: the bounds, the chunk, the team. */
 void lite_sched_look(struct lite_thread *thr, const struct lite_loop_request *req, uint64_t count,
                      struct lite_loop_look *look);
 /* A member's block of a split loop, in iteration indices [lo, hi); false if it is empty. first:
-   this member claimed the loop (it counts the run for OMPLITE_LOOP_STATS). */
+   this member claimed the loop (it counts the run for OMPLITE_LOOP_STATS, and notes a whole one
+   for the pool's list of tiny loops); mark: the claim's. */
 bool lite_sched_split_block(struct lite_thread *thr, const struct lite_loop_request *req,
-                            uint64_t count, bool first, uint64_t *lo, uint64_t *hi);
+                            uint64_t count, bool first, uint64_t mark, uint64_t *lo, uint64_t *hi);
 
 /* The calling member's next chunk [*lo, *hi), or false when the loop is exhausted for it. */
 bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, uint64_t *hi);
@@ -140,10 +142,12 @@ void lite_own_block(uint64_t count, uint64_t chunk, unsigned nthreads, unsigned 
    run's draw, if lite_site_may_split made it; NULL to draw here. */
 enum lite_handout lite_site_plan(struct lite_ws *ws, void *site, const bool *measure);
 /* Read without the lock: the site's plan runs a loop of count iterations on nthreads members
-   with neither stealing nor whole, and this run is not drawn to be measured (*measure). */
-bool lite_site_may_split(void *site, unsigned nthreads, uint64_t count, bool *measure);
-/* A split run, counted for OMPLITE_LOOP_STATS. */
-void lite_site_split_run(void *site, unsigned nthreads, uint64_t count);
+   without stealing (whole, *whole, if tiny loops are on and it is one), and this run is not
+   drawn to be measured (*measure). */
+bool lite_site_may_split(void *site, unsigned nthreads, uint64_t count, bool *measure,
+                         bool *whole);
+/* A split run (whole: a tiny loop's), counted for OMPLITE_LOOP_STATS. */
+void lite_site_split_run(void *site, unsigned nthreads, uint64_t count, bool whole);
 /* For tests: the set of the statistics table that a call site's entry is in. */
 unsigned lite_site_set_of(void *site);
 /* True if a loop of count iterations at this site, with this team size, is too small to share. */
@@ -175,5 +179,8 @@ void lite_tiny_done(struct lite_thread *thr);
 /* The first member set up a ring loop: if site.c made it tiny, the pool lists it at the join. */
 void lite_tiny_note(struct lite_thread *thr, const struct lite_ws *ws,
                     const struct lite_loop_request *req);
+/* The same for a loop of count iterations that the first member claimed whole (split). */
+void lite_tiny_note_whole(struct lite_thread *thr, const struct lite_loop_request *req,
+                          uint64_t count);
 
 #endif

@@ -175,21 +175,26 @@ static bool draw_measure(uint64_t plan, uint64_t tag)
   return (plan & PLAN_TAG_MASK) != tag || hold == 0 || one_in(hold);
 }
 
-bool lite_site_may_split(void *key, unsigned nthreads, uint64_t count, bool *measure)
+bool lite_site_may_split(void *key, unsigned nthreads, uint64_t count, bool *measure,
+                         bool *whole)
 {
   uint64_t tag = site_tag(key, nthreads, count);
   uint64_t plan = find_plan(key, tag);
   *measure = draw_measure(plan, tag);
-  return !*measure && !(plan & PLAN_STEAL) && !((plan & PLAN_WHOLE) && lite_env.tiny_loops);
+  *whole = (plan & PLAN_WHOLE) && lite_env.tiny_loops; /* whole overrides steal, as in plan */
+  return !*measure && (*whole || !(plan & PLAN_STEAL));
 }
 
-void lite_site_split_run(void *key, unsigned nthreads, uint64_t count)
+void lite_site_split_run(void *key, unsigned nthreads, uint64_t count, bool whole)
 {
   lite_sched_lock(&site_lock);
   struct lite_site *site = site_exact(key, nthreads, count);
   if (site != NULL) {
     site->runs++;
-    site->split_runs++;
+    if (whole)
+      site->whole_runs++;
+    else
+      site->split_runs++;
   }
   lite_sched_unlock(&site_lock);
 }

@@ -85,15 +85,25 @@ void lite_tiny_done(struct lite_thread *thr)
     pool->tiny_drop[entry] = true;
 }
 
+void lite_tiny_note_whole(struct lite_thread *thr, const struct lite_loop_request *req,
+                          uint64_t count)
+{
+  if (req->from_icv || thr->team == NULL || thr->team->pool == NULL)
+    return;
+  /* Stored only when they change: a tiny loop run many times in one region would otherwise move
+     the pool's line to whichever member claimed it last, at every run. */
+  struct lite_pool *pool = thr->team->pool;
+  if (atomic_load_explicit(&pool->tiny_count, memory_order_relaxed) != count)
+    atomic_store_explicit(&pool->tiny_count, count, memory_order_relaxed);
+  if (atomic_load_explicit(&pool->tiny_key, memory_order_relaxed) != req->site)
+    atomic_store_explicit(&pool->tiny_key, req->site, memory_order_relaxed);
+}
+
 void lite_tiny_note(struct lite_thread *thr, const struct lite_ws *ws,
                     const struct lite_loop_request *req)
 {
-  if (ws->handout != LITE_HANDOUT_WHOLE || req->from_icv || thr->team == NULL ||
-      thr->team->pool == NULL)
-    return;
-  struct lite_pool *pool = thr->team->pool;
-  atomic_store_explicit(&pool->tiny_count, ws->count, memory_order_relaxed);
-  atomic_store_explicit(&pool->tiny_key, req->site, memory_order_relaxed);
+  if (ws->handout == LITE_HANDOUT_WHOLE)
+    lite_tiny_note_whole(thr, req, ws->count);
 }
 
 void lite_tiny_join(struct lite_pool *pool)

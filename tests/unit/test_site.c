@@ -191,38 +191,52 @@ END_TEST
 START_TEST(test_split_only_where_nothing_is_shared)
 {
   void *key = (void *)0x1009;
-  bool measure;
+  bool measure, whole;
   /* A site never seen: its first run is measured, and set up by its first member. */
-  ck_assert(!lite_site_may_split(key, 2, 1000, &measure));
+  ck_assert(!lite_site_may_split(key, 2, 1000, &measure, &whole));
   ck_assert(measure);
   /* Settled short and balanced: nearly every run may go split, the others are measured. */
   struct lite_ws *ws = settled_site(key);
   int split = 0;
   for (int i = 0; i < 800; i++) {
-    bool may = lite_site_may_split(key, 2, 1000, &measure);
+    bool may = lite_site_may_split(key, 2, 1000, &measure, &whole);
     ck_assert(may != measure);
+    ck_assert(!whole);
     split += may;
   }
   ck_assert_int_gt(split, 800 * 3 / 4);
   /* Another team size or trip count has no plan yet. */
-  ck_assert(!lite_site_may_split(key, 4, 1000, &measure));
-  ck_assert(!lite_site_may_split(key, 2, 999, &measure));
+  ck_assert(!lite_site_may_split(key, 4, 1000, &measure, &whole));
+  ck_assert(!lite_site_may_split(key, 2, 999, &measure, &whole));
   /* The loop grows long: once the site steals, no run goes split. */
   for (int i = 0; i < 1000 && !ws->steal; i++)
     run(key, ws, 100000, 100000, 110000, NULL);
   ck_assert(ws->steal);
   for (int i = 0; i < 100; i++)
-    ck_assert(!lite_site_may_split(key, 2, 1000, &measure));
+    ck_assert(!lite_site_may_split(key, 2, 1000, &measure, &whole));
   free(ws);
-  /* Tiny: the loop goes whole to one member, not split. */
+  /* Tiny: the loop goes whole to the member that claims it, split or not; with tiny loops
+     switched off it is split among the members. */
   void *tiny = (void *)0x100a;
   ws = new_ws(2, 64);
   enum lite_handout handout = LITE_HANDOUT_OWN;
   for (int i = 0; i < 3; i++)
     run(tiny, ws, 300, 300, 800, &handout);
   ck_assert_int_eq(handout, LITE_HANDOUT_WHOLE);
-  for (int i = 0; i < 100; i++)
-    ck_assert(!lite_site_may_split(tiny, 2, 64, &measure));
+  int whole_runs = 0;
+  for (int i = 0; i < 100; i++) {
+    bool may = lite_site_may_split(tiny, 2, 64, &measure, &whole);
+    ck_assert(may != measure);
+    ck_assert(whole);
+    whole_runs += may;
+  }
+  ck_assert_int_gt(whole_runs, 100 * 3 / 4);
+  lite_env.tiny_loops = false;
+  for (int i = 0; i < 100; i++) {
+    lite_site_may_split(tiny, 2, 64, &measure, &whole);
+    ck_assert(!whole);
+  }
+  lite_env.tiny_loops = true;
   free(ws);
 }
 END_TEST

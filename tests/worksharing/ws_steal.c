@@ -27,7 +27,8 @@
                  libomp-lite runs split once their call sites know them (each member computes
                  its own block, nothing is handed out): chunked dynamic with nowait, guided
                  with a chunk over an unsigned long long range counting down, a nowait loop
-                 between two others, a loop with fewer iterations than threads, lastprivate
+                 between two others, a loop with fewer iterations than threads, lastprivate,
+                 and tiny loops with nowait, which go whole to one member
    Every mode checks that each iteration runs exactly once per run. Under OMPLITE_LOOP_STATS=1,
    libomp-lite prints one line per loop call site at exit,
      libomp-lite: loop site ADDR threads N iterations COUNT runs R stealing-runs S steals K
@@ -58,6 +59,7 @@
 #define SPLIT_N2 997  /* guided, 5, unsigned long long from 3 * 997 down */
 #define SPLIT_N3 1003 /* nowait between two loops */
 #define SPLIT_FEW 3   /* fewer iterations than threads (at 4 and more) */
+#define SPLIT_TINY 8  /* too small to share: whole to the member that claims it */
 
 static int hits[MAXN];
 static unsigned cost[MAXN];
@@ -336,7 +338,7 @@ static bool nested_tiny_regions(long n, int runs)
     return bad == 0;
 }
 
-static int split_hits[4][MAXN];
+static int split_hits[5][MAXN];
 static long lp_split;
 
 /* One run of the split loops; the member's own work between them differs, so that members meet
@@ -361,6 +363,12 @@ static void split_loops(void)
         ws_hit(split_hits[3], i);
         ws_work(400); /* not tiny: shared among the members, most of which have none */
     }
+    for (int k = 0; k < 3; k++) {
+#pragma omp for schedule(guided) nowait
+        for (long i = 0; i < SPLIT_TINY; i++)
+            ws_hit(split_hits[4], i);
+    }
+#pragma omp barrier
 }
 
 static void split_mode(void)
@@ -379,6 +387,7 @@ static void split_mode(void)
     ws_expect_hits(split_hits[1], SPLIT_N2, SPLIT_RUNS, "split: guided, 5, down, ull");
     ws_expect_hits(split_hits[2], SPLIT_N3, SPLIT_RUNS, "split: nowait between loops");
     ws_expect_hits(split_hits[3], SPLIT_FEW, SPLIT_RUNS, "split: fewer iterations than threads");
+    ws_expect_hits(split_hits[4], SPLIT_TINY, 3 * SPLIT_RUNS, "split: tiny loops, nowait");
 }
 
 int main(int argc, char **argv)
