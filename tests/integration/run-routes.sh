@@ -313,8 +313,10 @@ libgomp: error directive encountered"
 # this machine's 2 processors), the cancellation part again with OMP_CANCELLATION=true, and the
 # whole program so once, and again at 2 and 3 threads under OMP_WAIT_POLICY=passive. Two parts
 # are cases of their own: idle (threads already waiting at a barrier run the tasks made after
-# they arrived, as in libgomp) and all_memory (omp_all_memory as gcc 13 passes it, a null
-# address: stock libgomp 12 takes that for an ordinary address).
+# they arrived, as in libgomp), late_group (tasks made after the other threads reached the end
+# of the region: a taskgroup's task depends on a task made before the group, which the waiting
+# thread must run itself) and all_memory (omp_all_memory as gcc 13 passes it, a null address:
+# stock libgomp 12 takes that for an ordinary address).
 t_tasks() {
     local n
     for n in 1 2 3 4 8; do
@@ -326,6 +328,9 @@ t_tasks() {
     case_ok OMP_CANCELLATION=true OMP_NUM_THREADS=3 tasks
     for n in 2 8; do
         case_ok OMP_NUM_THREADS=$n tasks idle
+    done
+    for n in 1 2 4; do
+        case_ok OMP_NUM_THREADS=$n tasks late_group
     done
     # Waiters that park at once: a taskwait sleeps on the queue while watching its own task.
     for n in 2 3; do

@@ -222,6 +222,43 @@ static void part_idle(void)
     }
 }
 
+/* Tasks made after the other members reached the end of the region, where they no longer run
+   tasks: a taskgroup's task that depends on a task made before the group began (GCC's
+   depend-3.c). The maker, waiting at the end of the taskgroup, must run the earlier task
+   itself; it is a child of the waiting task. Made by thread 0 and by the last thread. */
+static int late_arrived;
+
+static void part_late_group(void)
+{
+    for (int rep = 0; rep < 4; rep++) {
+        late_arrived = 0;
+#pragma omp parallel num_threads(team2)
+        {
+            int maker = rep % 2 ? omp_get_num_threads() - 1 : 0;
+            if (omp_get_thread_num() == maker) {
+                wait_for(&late_arrived, omp_get_num_threads() - 1, "the other threads");
+                usleep(20000);  /* not a check: only lets them reach the end of the region */
+                int x = 1, seen = 0;
+#pragma omp task shared(x, seen) depend(in: x)
+                {
+                    usleep(2000);
+                    store(&seen, load(&x));
+                }
+#pragma omp taskgroup
+                {
+#pragma omp task shared(x) depend(out: x)
+                    store(&x, 2);
+                }
+                LITE_EXPECT(load(&seen) == 1 && load(&x) == 2, "a taskgroup's out task after an "
+                            "in task made before the group: the in task saw %d, x is %d",
+                            load(&seen), load(&x));
+            } else {
+                inc(&late_arrived);
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------------------ waits */
 
 static int child_done, grand_started, grand_done, grand_release;
@@ -1521,6 +1558,7 @@ static const struct part parts[] = {
     {"nested", part_nested, 1},      {"orphan", part_orphan, 1},
     {"tied", part_tied, 1},
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
+    {"late_group", part_late_group, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
