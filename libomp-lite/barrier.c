@@ -129,6 +129,8 @@ void lite_barrier_poke(struct lite_pool *pool)
     lite_futex_wake(&pool->release, 1);
   else if (atomic_load(&pool->join_sleepers) != 0)
     lite_futex_wake(&pool->join_word, 1);
+  else if (atomic_load(&pool->gen_sleepers) != 0)
+    lite_futex_wake(&pool->gen, INT32_MAX); /* members on call after the region's end (team.c) */
 }
 
 /* Publishes a barrier's release, keeping the cancellation bit if it is set. */
@@ -205,7 +207,8 @@ static bool release_stragglers(struct lite_pool *pool, unsigned nthreads, uint32
   return waiting;
 }
 
-void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
+void lite_join_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
+                      uint32_t gen)
 {
   lite_slot_note_cpu(pool->slots[0]);
   if (lite_unlikely(atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed))) {
@@ -224,11 +227,17 @@ void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen)
       if (lite_unlikely(atomic_load_explicit(&pool->team->cancelled, memory_order_relaxed)) &&
           release_stragglers(pool, nthreads, gen))
         lite_waiter_init(&w);
+      /* A member still in the region may make tasks: the leader, waiting in the region's last
+         barrier, runs them as any member waiting in a barrier does. */
+      if (lite_tasks_help(thr, &pool->team->tasks)) {
+        lite_waiter_init(&w);
+        continue;
+      }
       if (lite_waiter_poll(&w))
         continue;
       lite_park_begin(&pool->join_sleepers);
       uint32_t seen = atomic_load(&pool->join_word);
-      if (atomic_load(word) != gen && !atomic_load(&pool->team->cancelled))
+      if (atomic_load(word) != gen && !atomic_load(&pool->team->cancelled) && !tasks_ready(pool))
         lite_futex_wait(&pool->join_word, seen);
       lite_park_end(&pool->join_sleepers);
       lite_waiter_init(&w);

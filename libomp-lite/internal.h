@@ -555,6 +555,10 @@ static inline bool lite_tasks_help(struct lite_thread *thr, struct lite_tasks *q
          lite_tasks_help_slow(thr, q);
 }
 
+/* The same for a member that has arrived at the end of region gen of q's pool: a ready task, if
+   the region is still the pool's current one (a new region's tasks are not its business). */
+bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint32_t gen);
+
 /* After the drain at the end of an implicit task: frees what its children left. */
 void lite_task_implicit_end(struct lite_task *t);
 
@@ -582,7 +586,8 @@ void lite_barrier_poke(struct lite_pool *pool);
 /* The same for the end of a region (generation gen). The join has its own word so that it does
    not depend on every member having passed the same number of barriers (cancellation). */
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen);
-void lite_join_gather(struct lite_pool *pool, unsigned nthreads, uint32_t gen);
+void lite_join_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
+                      uint32_t gen);
 
 /* ---------------------------------------------------------------- balance.c */
 

@@ -590,6 +590,22 @@ bool lite_tasks_help_slow(struct lite_thread *thr, struct lite_tasks *q)
   return t != NULL;
 }
 
+bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint32_t gen)
+{
+  /* Under the lock: a task of the next region was queued by a thread that had seen its
+     generation, so a look at the generation after taking the lock sees it too. */
+  q_lock(q);
+  struct lite_task *t = NULL;
+  if (atomic_load_explicit(&q->pool->gen, memory_order_relaxed) == gen && q->head != NULL) {
+    t = q->head;
+    take_ready(q, t);
+  }
+  q_unlock(q);
+  if (t != NULL)
+    run_task(thr, t);
+  return t != NULL;
+}
+
 void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q)
 {
   wait_until(thr, q, &drain_rule, NULL);

@@ -315,7 +315,8 @@ libgomp: error directive encountered"
 # are cases of their own: idle (threads already waiting at a barrier run the tasks made after
 # they arrived, as in libgomp), late_group (tasks made after the other threads reached the end
 # of the region: a taskgroup's task depends on a task made before the group, which the waiting
-# thread must run itself) and all_memory (omp_all_memory as gcc 13 passes it, a null address:
+# thread must run itself), late_help (tasks made then are shared with the threads waiting for
+# the region to end) and all_memory (omp_all_memory as gcc 13 passes it, a null address:
 # stock libgomp 12 takes that for an ordinary address).
 t_tasks() {
     local n
@@ -331,6 +332,10 @@ t_tasks() {
     done
     for n in 1 2 4; do
         case_ok OMP_NUM_THREADS=$n tasks late_group
+    done
+    for n in 2 8; do
+        case_ok OMP_NUM_THREADS=$n tasks late_help
+        case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$n tasks late_help
     done
     # Waiters that park at once: a taskwait sleeps on the queue while watching its own task.
     for n in 2 3; do

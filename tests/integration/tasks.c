@@ -259,6 +259,37 @@ static void part_late_group(void)
     }
 }
 
+/* Tasks made after the other members reached the end of the region (parallel and master, then
+   a pause): the threads waiting for the region to end run them, as they would in a barrier. Two
+   tasks that each wait for the other to start need two threads. */
+static int late_met;
+
+static void part_late_help(void)
+{
+    for (int rep = 0; rep < 3; rep++) {
+        late_arrived = late_met = 0;
+#pragma omp parallel num_threads(team2)
+        {
+            if (omp_get_thread_num() == 0) {
+                wait_for(&late_arrived, omp_get_num_threads() - 1, "the other threads");
+                usleep(20000);  /* not a check: only lets them reach the end of the region */
+                for (int k = 0; k < 2; k++) {
+#pragma omp task
+                    {
+                        inc(&late_met);
+                        wait_for(&late_met, 2, "a second task to start while the first waits "
+                                 "for it (the threads at the end of the region do not run the "
+                                 "tasks made after they got there)");
+                    }
+                }
+            } else {
+                inc(&late_arrived);
+            }
+        }
+        LITE_EXPECT(late_met == 2, "late tasks: %d of 2 ran", late_met);
+    }
+}
+
 /* ------------------------------------------------------------------------------------ waits */
 
 static int child_done, grand_started, grand_done, grand_release;
@@ -1558,7 +1589,7 @@ static const struct part parts[] = {
     {"nested", part_nested, 1},      {"orphan", part_orphan, 1},
     {"tied", part_tied, 1},
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
-    {"late_group", part_late_group, 0},
+    {"late_group", part_late_group, 0}, {"late_help", part_late_help, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
