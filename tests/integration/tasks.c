@@ -17,6 +17,7 @@
 #include "lite_check.h"
 #include <omp.h>
 #include <sched.h>
+#include <stdbool.h>
 
 static int nt;     /* omp_get_max_threads() at the start */
 static int team2;  /* nt, but at least 2: for the checks that need two tasks at once */
@@ -193,34 +194,49 @@ static void part_basic(void)
    threads are at the single's barrier before its thread makes the first task. Two tasks wait for
    each other, made once the other threads are on their way into the barrier (and given time to
    get in): when only their maker runs tasks, the first waits for ever. */
-static int idle_parked, idle_met;
+/* Two tasks made by thread 0 after the other threads got somewhere and stopped, each waiting for
+   the other to start: they need two threads. Part idle: the others wait in a barrier; part
+   late_help: they reached the end of the region (parallel and master, then a pause). Either way
+   they run the tasks made after they got there, as in libgomp. */
+static int meet_arrived, meet_met;
 
-static void part_idle(void)
+static void tasks_that_meet(bool at_barrier)
 {
+    const char *why = at_barrier ? "(the threads waiting at the barrier do not run the tasks made "
+                                   "after they arrived)"
+                                 : "(the threads at the end of the region do not run the tasks "
+                                   "made after they got there)";
     for (int rep = 0; rep < 3; rep++) {
-        idle_parked = idle_met = 0;
+        meet_arrived = meet_met = 0;
 #pragma omp parallel num_threads(team2)
         {
             if (omp_get_thread_num() == 0) {
-                wait_for(&idle_parked, omp_get_num_threads() - 1, "the other threads");
-                usleep(20000);  /* not a check: only lets them get into the barrier */
+                wait_for(&meet_arrived, omp_get_num_threads() - 1, "the other threads");
+                usleep(20000);  /* not a check: only lets them get there */
                 for (int k = 0; k < 2; k++) {
 #pragma omp task
                     {
-                        inc(&idle_met);
-                        wait_for(&idle_met, 2, "a second task to start while the first waits "
-                                 "for it (the threads waiting at the barrier do not run the "
-                                 "tasks made after they arrived)");
+                        inc(&meet_met);
+                        char what[200];
+                        snprintf(what, sizeof what, "a second task to start while the first "
+                                 "waits for it %s", why);
+                        wait_for(&meet_met, 2, what);
                     }
                 }
             } else {
-                inc(&idle_parked);
+                inc(&meet_arrived);
             }
+            if (at_barrier) {
 #pragma omp barrier
+            }
         }
-        LITE_EXPECT(idle_met == 2, "idle threads: %d of 2 tasks ran", idle_met);
+        LITE_EXPECT(meet_met == 2, "%s: %d of 2 tasks ran",
+                    at_barrier ? "idle threads" : "tasks made late", meet_met);
     }
 }
+
+static void part_idle(void) { tasks_that_meet(true); }
+static void part_late_help(void) { tasks_that_meet(false); }
 
 /* Tasks made after the other members reached the end of the region, where they no longer run
    tasks: a taskgroup's task that depends on a task made before the group began (GCC's
@@ -256,37 +272,6 @@ static void part_late_group(void)
                 inc(&late_arrived);
             }
         }
-    }
-}
-
-/* Tasks made after the other members reached the end of the region (parallel and master, then
-   a pause): the threads waiting for the region to end run them, as they would in a barrier. Two
-   tasks that each wait for the other to start need two threads. */
-static int late_met;
-
-static void part_late_help(void)
-{
-    for (int rep = 0; rep < 3; rep++) {
-        late_arrived = late_met = 0;
-#pragma omp parallel num_threads(team2)
-        {
-            if (omp_get_thread_num() == 0) {
-                wait_for(&late_arrived, omp_get_num_threads() - 1, "the other threads");
-                usleep(20000);  /* not a check: only lets them reach the end of the region */
-                for (int k = 0; k < 2; k++) {
-#pragma omp task
-                    {
-                        inc(&late_met);
-                        wait_for(&late_met, 2, "a second task to start while the first waits "
-                                 "for it (the threads at the end of the region do not run the "
-                                 "tasks made after they got there)");
-                    }
-                }
-            } else {
-                inc(&late_arrived);
-            }
-        }
-        LITE_EXPECT(late_met == 2, "late tasks: %d of 2 ran", late_met);
     }
 }
 
