@@ -142,24 +142,29 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
    0 run by the other thread, 34 ms; libgomp, whose threads wait in the region's last barrier,
    33 and 21 ms). Tasks wake the members on call as they wake barrier waiters
    (lite_barrier_poke); the leader's gather runs them too. */
+/* Waits watch the leader's CPU, as a worker's wait for the next region always has. */
+static void wait_on_leader(struct lite_waiter *w, struct lite_pool *pool)
+{
+  lite_waiter_init(w);
+  lite_waiter_watch(w, &pool->leader_slot->cpu);
+}
+
 static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct lite_team *team,
-                         struct lite_task *implicit, unsigned id, uint32_t gen)
+                         struct lite_task *implicit, uint32_t gen)
 {
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
-  lite_waiter_init(&w);
-  lite_waiter_watch(&w, &pool->leader_slot->cpu);
+  wait_on_leader(&w, pool);
   while (atomic_load_explicit(&pool->gen, memory_order_acquire) == gen) {
     if (lite_unlikely(atomic_load_explicit(&q->ready, memory_order_relaxed) != 0)) {
+      /* The member's own state again while it runs a task (its id never changed). */
       thr->team = team;
       thr->task = implicit;
-      thr->id = id;
       bool ran = lite_tasks_help_region(thr, q, gen);
       thr->team = NULL;
       thr->task = NULL;
       if (ran) {
-        lite_waiter_init(&w);
-        lite_waiter_watch(&w, &pool->leader_slot->cpu);
+        wait_on_leader(&w, pool);
         continue;
       }
     }
@@ -169,8 +174,7 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
     if (atomic_load(&pool->gen) == gen && atomic_load(&q->ready) == 0)
       lite_futex_wait(&pool->gen, gen);
     lite_park_end(&pool->gen_sleepers);
-    lite_waiter_init(&w);
-    lite_waiter_watch(&w, &pool->leader_slot->cpu);
+    wait_on_leader(&w, pool);
   }
 }
 
@@ -189,7 +193,7 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   thr->team = NULL;
   thr->task = NULL;
   lite_join_arrive(pool, slot, gen);
-  stay_on_call(thr, pool, team, &implicit, id, gen);
+  stay_on_call(thr, pool, team, &implicit, gen);
 }
 
 static void *worker_main(void *arg)
