@@ -8,7 +8,7 @@ bench_cpp_flags = -D_GNU_SOURCE
 bench_c_flags = $(AM_CFLAGS) -O2 -fopenmp
 bench_ld_flags = -fopenmp
 
-noinst_PROGRAMS += bench/syncbench bench/loopbench bench/taskbench bench/stencil
+noinst_PROGRAMS += bench/syncbench bench/loopbench bench/taskbench bench/stencil bench/floor
 
 bench_syncbench_SOURCES = bench/syncbench.c bench/benchutil.c bench/benchutil.h
 bench_syncbench_CPPFLAGS = $(bench_cpp_flags)
@@ -34,6 +34,13 @@ bench_stencil_CFLAGS = $(bench_c_flags)
 bench_stencil_LDFLAGS = $(bench_ld_flags)
 bench_stencil_LDADD = -lm -ldl
 
+# floor: the hardware's cache-line round trip between two CPUs (pthreads, no OpenMP)
+bench_floor_SOURCES = bench/floor.c bench/benchutil.c bench/benchutil.h
+bench_floor_CPPFLAGS = $(bench_cpp_flags)
+bench_floor_CFLAGS = $(AM_CFLAGS) -O2 -pthread
+bench_floor_LDFLAGS = -pthread
+bench_floor_LDADD = -ldl
+
 EXTRA_DIST += bench/run-bench
 CLEANFILES += bench-raw.txt
 
@@ -45,7 +52,7 @@ BENCH_RUN = LIBGOMP_SO='$(LIBGOMP_SO)' LLVM_LIBOMP_SO='$(LLVM_LIBOMP_SO)' \
 	LITE_SO='$(abs_top_builddir)/.libs/libomp-lite.so.0' \
 	bash $(top_srcdir)/bench/run-bench --bindir $(top_builddir)/bench --out bench-raw.txt
 BENCH_DEPS = bench/syncbench$(EXEEXT) bench/loopbench$(EXEEXT) bench/taskbench$(EXEEXT) \
-	bench/stencil$(EXEEXT) libomp-lite.la
+	bench/stencil$(EXEEXT) bench/floor$(EXEEXT) libomp-lite.la
 
 bench: $(BENCH_DEPS)
 	$(BENCH_RUN) $(BENCH_FLAGS)
