@@ -316,7 +316,8 @@ libgomp: error directive encountered"
 # they arrived, as in libgomp), late_group (tasks made after the other threads reached the end
 # of the region: a taskgroup's task depends on a task made before the group, which the waiting
 # thread must run itself), late_help (tasks made then are shared with the threads waiting for
-# the region to end) and all_memory (omp_all_memory as gcc 13 passes it, a null address:
+# the region to end), late_help_nested (the same in two inner teams at once, from nested pools)
+# and all_memory (omp_all_memory as gcc 13 passes it, a null address:
 # stock libgomp 12 takes that for an ordinary address).
 t_tasks() {
     local n
@@ -336,7 +337,9 @@ t_tasks() {
     for n in 2 8; do
         case_ok OMP_NUM_THREADS=$n tasks late_help
         case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$n tasks late_help
+        case_ok OMP_NUM_THREADS=$n tasks late_help_nested
     done
+    case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 tasks late_help_nested
     # Waiters that park at once: a taskwait sleeps on the queue while watching its own task.
     for n in 2 3; do
         case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$n tasks

@@ -196,47 +196,78 @@ static void part_basic(void)
    get in): when only their maker runs tasks, the first waits for ever. */
 /* Two tasks made by thread 0 after the other threads got somewhere and stopped, each waiting for
    the other to start: they need two threads. Part idle: the others wait in a barrier; part
-   late_help: they reached the end of the region (parallel and master, then a pause). Either way
-   they run the tasks made after they got there, as in libgomp. */
-static int meet_arrived, meet_met;
+   late_help: they reached the end of the region (parallel and master, then a pause); part
+   late_help_nested: the same in two inner teams at once, whose members come from nested pools.
+   Either way they run the tasks made after they got there, as in libgomp. */
+struct meeting {
+    int arrived, met;
+};
 
-static void tasks_that_meet(bool at_barrier)
+static void tasks_that_meet_once(struct meeting *m, bool at_barrier)
 {
     const char *why = at_barrier ? "(the threads waiting at the barrier do not run the tasks made "
                                    "after they arrived)"
                                  : "(the threads at the end of the region do not run the tasks "
                                    "made after they got there)";
-    for (int rep = 0; rep < 3; rep++) {
-        meet_arrived = meet_met = 0;
+    m->arrived = m->met = 0;
 #pragma omp parallel num_threads(team2)
-        {
-            if (omp_get_thread_num() == 0) {
-                wait_for(&meet_arrived, omp_get_num_threads() - 1, "the other threads");
-                usleep(20000);  /* not a check: only lets them get there */
-                for (int k = 0; k < 2; k++) {
+    {
+        if (omp_get_thread_num() == 0) {
+            wait_for(&m->arrived, omp_get_num_threads() - 1, "the other threads");
+            usleep(20000);  /* not a check: only lets them get there */
+            for (int k = 0; k < 2; k++) {
 #pragma omp task
-                    {
-                        inc(&meet_met);
-                        char what[200];
-                        snprintf(what, sizeof what, "a second task to start while the first "
-                                 "waits for it %s", why);
-                        wait_for(&meet_met, 2, what);
-                    }
+                {
+                    inc(&m->met);
+                    char what[200];
+                    snprintf(what, sizeof what, "a second task to start while the first "
+                             "waits for it %s", why);
+                    wait_for(&m->met, 2, what);
                 }
-            } else {
-                inc(&meet_arrived);
             }
-            if (at_barrier) {
-#pragma omp barrier
-            }
+        } else {
+            inc(&m->arrived);
         }
-        LITE_EXPECT(meet_met == 2, "%s: %d of 2 tasks ran",
-                    at_barrier ? "idle threads" : "tasks made late", meet_met);
+        if (at_barrier) {
+#pragma omp barrier
+        }
     }
+    LITE_EXPECT(m->met == 2, "%s: %d of 2 tasks ran",
+                at_barrier ? "idle threads" : "tasks made late", m->met);
+}
+
+static void tasks_that_meet(bool at_barrier)
+{
+    struct meeting m;
+    for (int rep = 0; rep < 3; rep++)
+        tasks_that_meet_once(&m, at_barrier);
 }
 
 static void part_idle(void) { tasks_that_meet(true); }
 static void part_late_help(void) { tasks_that_meet(false); }
+
+static void part_late_help_nested(void)
+{
+    struct meeting inner[2];
+    int outer_size = 0, inner_size[2] = {0, 0};
+    omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(2)
+    {
+        int me = omp_get_thread_num();
+        if (me == 0)
+            outer_size = omp_get_num_threads();
+        for (int rep = 0; rep < 3; rep++) {
+            tasks_that_meet_once(&inner[me], false);
+            /* the inner team really was a team of team2 threads */
+#pragma omp parallel num_threads(team2)
+            if (omp_get_thread_num() == 0)
+                inner_size[me] = omp_get_num_threads();
+            LITE_EXPECT(inner_size[me] == team2, "outer thread %d: an inner team of %d threads, "
+                        "not %d", me, inner_size[me], team2);
+        }
+    }
+    LITE_EXPECT(outer_size == 2, "the outer team has %d threads, not 2", outer_size);
+}
 
 /* Tasks made after the other members reached the end of the region, where they no longer run
    tasks: a taskgroup's task that depends on a task made before the group began (GCC's
@@ -1575,6 +1606,7 @@ static const struct part parts[] = {
     {"tied", part_tied, 1},
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
     {"late_group", part_late_group, 0}, {"late_help", part_late_help, 0},
+    {"late_help_nested", part_late_help_nested, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
