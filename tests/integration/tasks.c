@@ -189,16 +189,13 @@ static void part_basic(void)
 
 /* ------------------------------------------------------------------------------------- idle */
 
-/* Threads that reached a barrier before any task existed still run the tasks made after they
-   got there, as they do in libgomp: in the usual parallel + single + task program, the other
-   threads are at the single's barrier before its thread makes the first task. Two tasks wait for
-   each other, made once the other threads are on their way into the barrier (and given time to
-   get in): when only their maker runs tasks, the first waits for ever. */
-/* Two tasks made by thread 0 after the other threads got somewhere and stopped, each waiting for
-   the other to start: they need two threads. Part idle: the others wait in a barrier; part
+/* Threads that stopped somewhere before any task existed still run the tasks made after they got
+   there, as they do in libgomp (in the usual parallel + single + task program, the other threads
+   are at the single's barrier before its thread makes the first task). Thread 0 makes two tasks
+   that wait for each other once the others got there (and were given time to): when only their
+   maker runs tasks, the first waits for ever. Part idle: the others wait in a barrier; part
    late_help: they reached the end of the region (parallel and master, then a pause); part
-   late_help_nested: the same in two inner teams at once, whose members come from nested pools.
-   Either way they run the tasks made after they got there, as in libgomp. */
+   late_help_nested: the same in two inner teams at once, whose members come from nested pools. */
 struct meeting {
     int arrived, met;
 };
