@@ -251,7 +251,7 @@ t_steal_stats() {
         case_skip "steal_stats: OMPLITE_LOOP_STATS is libomp-lite's"
         return
     fi
-    local n runs steals sruns problem
+    local n runs steals sruns splits problem
     for n in 2 4; do
         case_run OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=$n ws_steal imbalanced
         problem=
