@@ -506,6 +506,7 @@ static inline void lite_task_implicit_init(struct lite_task *t)
 {
   t->implicit = true;
   t->final = false;
+  t->had_children = false;
   atomic_store_explicit(&t->children, 0, memory_order_relaxed);
   t->ready_children = NULL;
   t->taskgroup = NULL;
@@ -538,6 +539,12 @@ static inline void lite_tasks_drain(struct lite_thread *thr)
   if (lite_unlikely(atomic_load_explicit(&q->incomplete, memory_order_acquire) != 0))
     lite_tasks_drain_slow(thr, q);
 }
+
+/* The queue's memory is about to go (a team of one ends with its encountering thread's frame; a
+   pool at its thread's exit): waits until no thread is inside its lock. Another thread's
+   omp_fulfill_event completes a task under the lock, and may still hold it when the drain sees
+   the queue's count reach 0 without the lock. */
+void lite_tasks_retire(struct lite_tasks *q);
 
 /* GOMP_task, with a hook for GOMP_taskloop: prepare(copy, arg) runs on the task's own copy of
    its data before the task can start. */

@@ -355,10 +355,14 @@ static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *
   if (t->group != NULL)
     t->group->incomplete--;
   count_add(&p->children, -1);
-  count_add(&q->incomplete, -1);
-  changed(q);
   maybe_free(t, g);
   maybe_free(p, g);
+  /* Last, for t and p: a thread that sees the count reach 0 without the lock (the drain at a
+     region's end) may end the region at once, and p, an implicit task, is then made again for
+     the next one (ThreadSanitizer saw maybe_free read the leader's implicit task while the
+     leader rewrote it). */
+  count_add(&q->incomplete, -1);
+  changed(q);
 }
 
 /* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile.
@@ -611,6 +615,12 @@ void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q)
   wait_until(thr, q, &drain_rule, NULL);
 }
 
+void lite_tasks_retire(struct lite_tasks *q)
+{
+  q_lock(q);
+  q_unlock(q);
+}
+
 void lite_task_implicit_end(struct lite_task *t)
 {
   free_dep_table(t->deps);
@@ -861,9 +871,13 @@ void omp_fulfill_event(omp_event_handle_t event)
   t->fulfilled = true;
   if (t->state == LITE_TASK_DETACHED)
     complete(q, t, &g);
+  /* Under the lock, unlike elsewhere: when this thread is not a member of t's team, the team may
+     end as soon as the lock is free, and a team of one goes with its encountering thread's frame
+     (see lite_tasks_retire). Waking after the unlock read a reused frame's bytes as the queue's
+     pool, and crashed. */
+  wake(q);
   q_unlock(q);
   empty_garbage(&g);
-  wake(q);
 }
 
 int omp_in_final(void)

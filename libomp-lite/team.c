@@ -341,6 +341,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
   for (unsigned i = 0; i < pool->nretired; i++)
     free(pool->retired_slots[i]);
   free(pool->threads);
+  lite_tasks_retire(&pool->team_storage.tasks);
   free(pool);
 }
 
@@ -571,6 +572,8 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
 void lite_team_leave_serial(struct lite_thread *thr)
 {
   lite_tasks_drain(thr);
+  if (thr->team->leader_task.had_children) /* one may have been fulfilled by another thread */
+    lite_tasks_retire(&thr->team->tasks);
   lite_task_implicit_end(&thr->team->leader_task);
   leave_team(thr, thr->team);
 }

@@ -340,6 +340,14 @@ t_tasks() {
         case_ok OMP_NUM_THREADS=$n tasks late_help_nested
     done
     case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 tasks late_help_nested
+    for setting in OMP_NUM_THREADS=2 "OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2" \
+                   "OMP_CANCELLATION=true OMP_NUM_THREADS=3"; do
+        if lite_route; then
+            case_ok $setting tasks detach_solo
+        else
+            case_skip "$setting tasks detach_solo: stock libgomp 12 never ends the region"
+        fi
+    done
     # Waiters that park at once: a taskwait sleeps on the queue while watching its own task.
     for n in 2 3; do
         case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$n tasks

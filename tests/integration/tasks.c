@@ -775,6 +775,43 @@ static void part_detach(void)
     }
 }
 
+/* A team of one (an inner region, inactive) whose detached task another thread of the outer
+   team fulfills: the inner region ends only then, and its end must not leave the fulfilling
+   thread working on a team that is gone (libomp-lite keeps a team of one in its encountering
+   thread's stack frame; under ThreadSanitizer, the fulfilling thread read that frame after it
+   was reused, and crashed). Not by default: stock libgomp 12 never ends such a region. */
+static void part_detach_solo(void)
+{
+    for (int rep = 0; rep < 50; rep++) {
+        det_fulfilled = det_handle_ready = 0;
+        int seen = -1;
+#pragma omp parallel num_threads(2) shared(seen)
+        {
+            if (omp_get_num_threads() < 2) {
+                seen = 1; /* no second thread to fulfill it (OMP_DYNAMIC, a thread limit) */
+            } else if (omp_get_thread_num() == 0) {
+#pragma omp parallel num_threads(1)
+                {
+                    omp_event_handle_t ev;
+#pragma omp task detach(ev)
+                    store(&det_ran, 1);
+                    det_event = ev;
+                    store(&det_handle_ready, 1);
+                }
+                seen = load(&det_fulfilled);
+            } else if (omp_get_thread_num() == 1) {
+                wait_for(&det_handle_ready, 1, "thread 0 to make a detached task in a team of one");
+                if (rep % 2 == 1)
+                    sched_yield(); /* let thread 0 reach its region's end first, half the time */
+                store(&det_fulfilled, 1);
+                omp_fulfill_event(det_event);
+            }
+        }
+        LITE_EXPECT(seen == 1, "detach in a team of one, fulfilled by another thread: the team's "
+                    "region ended before the event was fulfilled");
+    }
+}
+
 /* ------------------------------------------------------------------------------- undeferred */
 
 static long fib_final(int n)
@@ -1603,7 +1640,7 @@ static const struct part parts[] = {
     {"tied", part_tied, 1},
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
     {"late_group", part_late_group, 0}, {"late_help", part_late_help, 0},
-    {"late_help_nested", part_late_help_nested, 0},
+    {"late_help_nested", part_late_help_nested, 0}, {"detach_solo", part_detach_solo, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
