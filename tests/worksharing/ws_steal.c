@@ -459,7 +459,9 @@ int main(int argc, char **argv)
         int r;
         for (r = 0; r < TINY_GROWN_RUNS && !shared; r++)
             shared = tiny_region(n, 2000);
-        if (ws_threads() > 1 && !shared) {
+        /* Only with a second CPU: on one, thread 0 taking every chunk before the others are
+           scheduled is the right outcome (seen with taskset -c 0 under ThreadSanitizer). */
+        if (ws_threads() > 1 && omp_get_num_procs() > 1 && !shared) {
             fprintf(stderr, "FAIL: a loop of %ld iterations that takes ~100 us ran on thread 0 "
                     "alone for %d regions\n", n, TINY_GROWN_RUNS);
             exit(1);
