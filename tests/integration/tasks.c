@@ -10,8 +10,9 @@
    are made while the other threads wait to enter the barrier (see `made`).
 
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
-                            nested orphan tied all_memory idle; without PART, all of them but
-                            all_memory and idle (each a case of its own in run-routes.sh).
+                            nested orphan tied, run without PART; and all_memory idle late_group
+                            late_help late_help_nested detach_solo, run only when named (each a
+                            case of its own in run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
 #include "lite_check.h"
