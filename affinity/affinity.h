@@ -109,6 +109,31 @@ struct lite_member_place {
 void lite_partition_assign(omp_proc_bind_t bind, struct lite_partition part, unsigned primary,
                            unsigned nthreads, struct lite_member_place *out);
 
+/* ---------------------------------------------------------------- bind.c */
+
+/* Binding in force for the process: the place list, and the CPUs the process started with. */
+struct lite_binding {
+  bool on;                       /* threads are bound: there is a place list */
+  struct lite_place_list places;
+  int *process_cpus;             /* ascending */
+  unsigned nprocess;
+};
+extern struct lite_binding lite_binding;
+
+/* What decides a team's places: the leader's pool recomputes them only when it changes. */
+struct lite_bind_key {
+  omp_proc_bind_t bind;
+  struct lite_partition partition;
+  unsigned primary;
+  unsigned nthreads;
+};
+
+/* At load, after the environment: decides whether threads are bound, makes the place list,
+   and binds the initial thread to place 0. */
+void lite_bind_init(void);
+/* The topology of the process's CPUs, loaded on first use; NULL if hwloc cannot read it. */
+const struct lite_topo *lite_bind_topology(void);
+
 /* ---------------------------------------------------------------- format.c */
 
 /* The affinity display of OpenMP 5.2 section 10.2.5 (omp_display_affinity, omp_capture_affinity,

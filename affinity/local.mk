@@ -1,1 +1,2 @@
 # affinity: filled in by its issue.
+libomp_lite_internal_la_SOURCES += affinity/affinity.h affinity/bind.c affinity/place_api.c

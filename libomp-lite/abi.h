@@ -497,6 +497,14 @@ LITE_EXPORT void omp_display_env(int verbose);
 LITE_EXPORT int omp_pause_resource(omp_pause_resource_t kind, int device_num);
 LITE_EXPORT int omp_pause_resource_all(omp_pause_resource_t kind);
 
+/* Places (affinity/place_api.c) */
+LITE_EXPORT int omp_get_num_places(void);
+LITE_EXPORT int omp_get_place_num_procs(int place_num);
+LITE_EXPORT void omp_get_place_proc_ids(int place_num, int *ids);
+LITE_EXPORT int omp_get_place_num(void);
+LITE_EXPORT int omp_get_partition_num_places(void);
+LITE_EXPORT void omp_get_partition_place_nums(int *place_nums);
+
 /* time.c */
 LITE_EXPORT double omp_get_wtime(void);
 LITE_EXPORT double omp_get_wtick(void);

@@ -82,7 +82,8 @@ bool lite_balance_plan(const int *cpus, unsigned n, const uint64_t *allowed,
 
 void lite_team_balance(struct lite_pool *pool, unsigned nthreads)
 {
-  if (nthreads <= lite_env.ncpus || nthreads > BALANCE_MAX_MEMBERS)
+  /* Bound members stay on their places: moving one would undo the binding. */
+  if (nthreads <= lite_env.ncpus || nthreads > BALANCE_MAX_MEMBERS || lite_binding.on)
     return;
   int cpus[BALANCE_MAX_MEMBERS];
   for (unsigned i = 0; i < nthreads; i++)

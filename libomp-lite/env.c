@@ -527,6 +527,20 @@ static unsigned read_proc_bind(struct env_reader *r)
   return env->bind_list_len;
 }
 
+/* OMP_PLACES and GOMP_CPU_AFFINITY are parsed against the topology (affinity/bind.c); here only
+   their effect on bind-var: with either set and OMP_PROC_BIND unset, threads are bound (true),
+   as in libgomp. An empty value counts as unset. */
+static void read_places(struct env_reader *r, unsigned bind_len)
+{
+  struct lite_env *env = r->env;
+  const char *places = r->get("OMP_PLACES");
+  const char *cpus = r->get("GOMP_CPU_AFFINITY");
+  env->places = places != NULL && places[strspn(places, " \t")] != '\0' ? places : NULL;
+  env->cpu_affinity = cpus != NULL && cpus[strspn(cpus, " \t")] != '\0' ? cpus : NULL;
+  if (bind_len == 0 && (env->places != NULL || env->cpu_affinity != NULL))
+    env->icv.bind = omp_proc_bind_true;
+}
+
 /* max-active-levels-var, by libgomp 12's rule: OMP_MAX_ACTIVE_LEVELS if set; else the supported
    maximum if OMP_NESTED=true, 1 if OMP_NESTED=false; else the maximum if OMP_NUM_THREADS or
    OMP_PROC_BIND lists more than one level, 1 otherwise. */
@@ -687,6 +701,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
 
   unsigned nthreads_len = read_num_threads(&r);
   unsigned bind_len = read_proc_bind(&r);
+  read_places(&r, bind_len);
   read_active_levels(&r, nthreads_len, bind_len);
   read_bool(&r, "OMP_DYNAMIC", &env->icv.dynamic);
 
@@ -742,6 +757,7 @@ static const char *process_getenv(const char *name) { return getenv(name); }
 void lite_env_init(void)
 {
   lite_env_parse(&lite_env, process_getenv, lite_os_available_cpus());
+  lite_bind_init();
   if (lite_env.display_env != 0)
     lite_env_display(lite_env.display_env == 2);
 }
@@ -803,9 +819,23 @@ static void print_proc_bind(FILE *out, const struct lite_env *env)
     fprintf(out, ",%s", bind_name(env->bind_list[i]));
 }
 
+/* The place list in force (none: ''), in libgomp's shape. */
+static void print_places(FILE *out)
+{
+  if (!lite_binding.on)
+    return;
+  size_t len = lite_places_format(&lite_binding.places, NULL, 0);
+  char *text = malloc(len + 1);
+  if (text == NULL)
+    return;
+  lite_places_format(&lite_binding.places, text, len + 1);
+  fputs(text, out);
+  free(text);
+}
+
 static void print_verbose(FILE *out, const struct lite_env *env)
 {
-  fputs("  GOMP_CPU_AFFINITY = ''\n", out);
+  fprintf(out, "  GOMP_CPU_AFFINITY = '%s'\n", env->cpu_affinity != NULL ? env->cpu_affinity : "");
   fprintf(out, "  GOMP_STACKSIZE = '%zu'\n", env->stacksize);
   fprintf(out, "  GOMP_SPINCOUNT = '%llu'\n", env->spincount);
   fprintf(out, "  OMPLITE_SPIN_US = '%llu'\n", (unsigned long long)(env->spin_ns / 1000));
@@ -827,7 +857,9 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   print_schedule(out, icv->run_sched, icv->run_chunk);
   fputs("'\n  OMP_PROC_BIND = '", out);
   print_proc_bind(out, env);
-  fputs("'\n  OMP_PLACES = ''\n", out);
+  fputs("'\n  OMP_PLACES = '", out);
+  print_places(out);
+  fputs("'\n", out);
   fprintf(out, "  OMP_STACKSIZE = '%zu'\n", env->stacksize);
   fprintf(out, "  OMP_WAIT_POLICY = '%s'\n",
           env->wait_policy == LITE_WAIT_ACTIVE ? "ACTIVE" : "PASSIVE");

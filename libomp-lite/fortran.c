@@ -5,8 +5,7 @@
    for INTEGER(8)/LOGICAL(8) arguments (e.g. under -fdefault-integer-8): their values are
    clamped into int's range, as libgomp does, rather than truncated.
 
-   Not here yet, because abi.h does not declare their C routines: the places
-   (omp_get_num_places_, omp_get_place_*_, omp_get_partition_*_) and the affinity format
+   Not here yet, because abi.h does not declare their C routines: the affinity format
    (omp_set/get_affinity_format_, omp_display_affinity_, omp_capture_affinity_). */
 #include "lock.h"
 
@@ -80,6 +79,15 @@ LITE_EXPORT void omp_set_schedule_8_(const int32_t *kind, const int64_t *chunk_s
 LITE_EXPORT void omp_get_schedule_(int32_t *kind, int32_t *chunk_size);
 LITE_EXPORT void omp_get_schedule_8_(int32_t *kind, int64_t *chunk_size);
 LITE_EXPORT int32_t omp_get_proc_bind_(void);
+LITE_EXPORT int32_t omp_get_num_places_(void);
+LITE_EXPORT int32_t omp_get_place_num_procs_(const int32_t *place_num);
+LITE_EXPORT int32_t omp_get_place_num_procs_8_(const int64_t *place_num);
+LITE_EXPORT void omp_get_place_proc_ids_(const int32_t *place_num, int32_t *ids);
+LITE_EXPORT void omp_get_place_proc_ids_8_(const int64_t *place_num, int64_t *ids);
+LITE_EXPORT int32_t omp_get_place_num_(void);
+LITE_EXPORT int32_t omp_get_partition_num_places_(void);
+LITE_EXPORT void omp_get_partition_place_nums_(int32_t *place_nums);
+LITE_EXPORT void omp_get_partition_place_nums_8_(int64_t *place_nums);
 LITE_EXPORT int32_t omp_get_cancellation_(void);
 LITE_EXPORT int32_t omp_get_max_task_priority_(void);
 LITE_EXPORT void omp_set_default_device_(const int32_t *device);
@@ -355,6 +363,52 @@ void omp_get_schedule_8_(int32_t *kind, int64_t *chunk_size)
 }
 
 int32_t omp_get_proc_bind_(void) { return (int32_t)omp_get_proc_bind(); }
+
+/* ---------------------------------------------------------------- places */
+
+int32_t omp_get_num_places_(void) { return omp_get_num_places(); }
+int32_t omp_get_place_num_procs_(const int32_t *place_num)
+{
+  return omp_get_place_num_procs(*place_num);
+}
+int32_t omp_get_place_num_procs_8_(const int64_t *place_num)
+{
+  return omp_get_place_num_procs(clamp_to_int(*place_num));
+}
+void omp_get_place_proc_ids_(const int32_t *place_num, int32_t *ids)
+{
+  omp_get_place_proc_ids(*place_num, ids);
+}
+/* INTEGER(8) ids: the C routine writes ints, widened here one by one. */
+void omp_get_place_proc_ids_8_(const int64_t *place_num, int64_t *ids)
+{
+  int place = clamp_to_int(*place_num);
+  int n = omp_get_place_num_procs(place);
+  int *narrow = n > 0 ? malloc((size_t)n * sizeof *narrow) : NULL;
+  if (narrow == NULL)
+    return;
+  omp_get_place_proc_ids(place, narrow);
+  for (int i = 0; i < n; i++)
+    ids[i] = narrow[i];
+  free(narrow);
+}
+int32_t omp_get_place_num_(void) { return omp_get_place_num(); }
+int32_t omp_get_partition_num_places_(void) { return omp_get_partition_num_places(); }
+void omp_get_partition_place_nums_(int32_t *place_nums)
+{
+  omp_get_partition_place_nums(place_nums);
+}
+void omp_get_partition_place_nums_8_(int64_t *place_nums)
+{
+  int n = omp_get_partition_num_places();
+  int *narrow = n > 0 ? malloc((size_t)n * sizeof *narrow) : NULL;
+  if (narrow == NULL)
+    return;
+  omp_get_partition_place_nums(narrow);
+  for (int i = 0; i < n; i++)
+    place_nums[i] = narrow[i];
+  free(narrow);
+}
 int32_t omp_get_cancellation_(void) { return to_logical(omp_get_cancellation()); }
 int32_t omp_get_max_task_priority_(void) { return omp_get_max_task_priority(); }
 

@@ -18,8 +18,14 @@ int omp_get_max_threads(void)
 }
 
 /* The affinity mask, not the cgroup quota: that is what libgomp reports. Asked of the kernel each
-   time, as libgomp does, so that a program which changes its mask sees the change. */
-int omp_get_num_procs(void) { return (int)lite_os_affinity_cpus(); }
+   time, as libgomp does, so that a program which changes its mask sees the change; but with
+   threads bound, the process's CPUs as it started (a bound thread's own mask is one place). */
+int omp_get_num_procs(void)
+{
+  if (lite_binding.on)
+    return (int)lite_binding.nprocess;
+  return (int)lite_os_affinity_cpus();
+}
 
 void omp_set_dynamic(int dynamic) { icv_of_self()->dynamic = dynamic != 0; }
 

@@ -55,61 +55,22 @@ static void after_fork_in_child(void)
   }
 }
 
-/* Thread binding (OMP_PROC_BIND, OMP_PLACES) is the affinity module's, not written yet. A program
-   that asks for it runs unbound, and says so once, in words a log reader (or GCC's testsuite
-   runner) can match. */
-static bool binding_warned;
-
-static void warn_no_binding(const char *why)
-{
-  if (binding_warned)
-    return;
-  binding_warned = true;
-  lite_warn("libomp-lite " LITE_VERSION_STRING " does not implement thread binding yet (%s)", why);
-}
-
-static void check_binding_request(void)
-{
-  const char *places = getenv("OMP_PLACES");
-  bool bind = false;
-  for (unsigned i = 0; i < lite_env.bind_list_len; i++)
-    bind |= lite_env.bind_list[i] != omp_proc_bind_false;
-  if (bind)
-    warn_no_binding("OMP_PROC_BIND is set: threads are not bound");
-  else if (places != NULL && places[0] != '\0')
-    warn_no_binding("OMP_PLACES is set: there is one place, all the process's CPUs");
-}
-
-static void undo_stock_binding(void)
-{
-  if (!lite_os_undo_stock_binding())
-    return;
-  warn_no_binding("the stock libgomp loaded beside libomp-lite pinned the initial thread to one "
-                  "place; libomp-lite gave it the process's CPUs back");
-  /* The defaults derived from the narrowed mask follow the restored one. */
-  unsigned old_default = lite_env.ncpus;
-  lite_env.ncpus = lite_os_available_cpus();
-  if (lite_env.nthreads_list_len == 0) {
-    lite_env.icv.nthreads = lite_env.ncpus;
-    struct lite_thread *thr = lite_self_tls;
-    if (thr != NULL && thr->team == NULL && thr->icv.nthreads == old_default)
-      thr->icv.nthreads = lite_env.ncpus;
-  }
-}
-
 static void init(void)
 {
   lite_env_init();
-  undo_stock_binding();
-  check_binding_request();
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 void lite_init_once(void) { pthread_once(&init_once, init); }
 
-/* The stock libgomp's constructor may run after ours: check again before the first team. */
-static pthread_once_t first_team_once = PTHREAD_ONCE_INIT;
-void lite_before_first_team(void) { pthread_once(&first_team_once, undo_stock_binding); }
+/* The stock libgomp's constructor may run after ours and pin the initial thread: check again
+   before the first team. */
+static _Atomic bool first_team_seen;
+void lite_before_first_team(struct lite_thread *thr)
+{
+  if (!atomic_exchange(&first_team_seen, true))
+    lite_bind_first_team(thr);
+}
 
 __attribute__((constructor)) static void lite_load(void) { lite_init_once(); }
 

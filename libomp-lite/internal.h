@@ -6,6 +6,7 @@
 #include "config.h"
 #include "abi.h"
 #include "os.h"
+#include "affinity/affinity.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -51,6 +52,8 @@ struct lite_env {
   unsigned nthreads_list_len;
   omp_proc_bind_t *bind_list;   /* OMP_PROC_BIND as a list, the same way */
   unsigned bind_list_len;
+  const char *places;           /* OMP_PLACES as given (NULL: not set); affinity/bind.c parses it */
+  const char *cpu_affinity;     /* GOMP_CPU_AFFINITY as given, the same way */
   unsigned ncpus;               /* CPUs this process may use (affinity mask, cgroup quota) */
   size_t stacksize;             /* worker stack size in bytes; 0: the system default */
   enum lite_wait_policy wait_policy;
@@ -191,6 +194,18 @@ struct lite_thread {
   struct lite_taskgroup *next_reduction_group; /* for the next region it forks (see
                                                   GOMP_parallel_reductions) */
   struct lite_tasks root_tasks; /* and the queue of the tasks it creates */
+  /* Binding (affinity/bind.c): the place it is bound to (-1: none), its implicit task's
+     place-partition-var, and the pool binding it applied last as a worker. */
+  int place;
+  struct lite_partition partition;
+  uint32_t bind_seen;
+  /* Its nearest-first order of the members of the team it steals in (lite_bind_nearest). */
+  unsigned *near;
+  const struct lite_pool *near_pool;
+  unsigned near_n;
+  uint32_t near_gen;
+  uint64_t near_until;
+  char *shown;              /* its last OMP_DISPLAY_AFFINITY line */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -219,6 +234,7 @@ struct lite_team {
      line cost each worker one more cache-line transfer per region: parallel at 2 threads read
      0.727 us with it there and 0.553 here (interleaved syncbench runs, medians of 8). */
   struct lite_task *saved_task;
+  struct lite_partition saved_partition;
   _Atomic unsigned single_ticket LITE_ALIGNED; /* single constructs claimed so far */
   void *copyprivate;           /* GOMP_single_copy_end's data, read after a barrier */
   /* A new line: every single construct moves the ticket's line between the members, and a
@@ -300,6 +316,7 @@ struct lite_pool {
   uint32_t epoch;             /* barrier epoch the region starts from: past every epoch used */
   unsigned single_base;       /* single_ticket when the region started */
   unsigned ws_base;           /* worksharing count the members start from */
+  uint32_t bind_gen;          /* numbers the members' places in assign (0: never bound) */
   struct lite_ws *first_ws;   /* a combined construct's worksharing, set up before the fork */
   _Atomic bool quit;          /* workers leave (pool shutdown) */
   struct lite_slot **slots;   /* slots[k]: member k's arrival word (0 is the leader's) */
@@ -345,7 +362,45 @@ struct lite_pool {
   struct lite_slot **retired_slots[30];
   unsigned nretired;
   struct lite_pool *next;     /* in the registry of all pools (init.c) */
+  /* Binding (affinity/bind.c): the members' places, written by the leader at a fork when the
+     key changes, read by each member as it starts. */
+  struct lite_member_place *assign;
+  unsigned assign_cap;
+  struct lite_bind_key bind_key;
 };
+
+/* ---------------------------------------------------------------- affinity/bind.c */
+
+/* A new thread's place and partition: bound to none, the whole list (or the place its mask is
+   exactly, for the initial thread bound at load). */
+void lite_bind_thread_init(struct lite_thread *thr);
+/* Before the first team: undoes the stock libgomp's pinning of the initial thread. */
+void lite_bind_first_team(struct lite_thread *thr);
+/* The leader of a new team of n (flags: GOMP_parallel's, proc_bind in the low bits) works out
+   the members' places, and takes its own partition. */
+void lite_bind_team_slow(struct lite_thread *thr, struct lite_pool *pool, unsigned n,
+                         unsigned flags);
+static inline void lite_bind_team(struct lite_thread *thr, struct lite_pool *pool, unsigned n,
+                                  unsigned flags)
+{
+  if (lite_unlikely(lite_binding.on))
+    lite_bind_team_slow(thr, pool, n, flags);
+}
+/* OMP_DISPLAY_AFFINITY: a member starting a region prints its line if it changed. */
+void lite_bind_display(struct lite_thread *thr);
+/* Member id of pool's region binds itself to its place, if the places changed. */
+void lite_bind_member_slow(struct lite_thread *thr, const struct lite_pool *pool, unsigned id);
+static inline void lite_bind_member(struct lite_thread *thr, const struct lite_pool *pool,
+                                    unsigned id)
+{
+  if (lite_unlikely(thr->bind_seen != pool->bind_gen))
+    lite_bind_member_slow(thr, pool, id);
+}
+/* The other members of thr's team of n in the order it should steal from them, nearest first by
+   the topology (bound: their places; unbound: the CPUs they last waited on); NULL: use member
+   numbers. */
+const unsigned *lite_bind_nearest(struct lite_thread *thr, const struct lite_pool *pool,
+                                  unsigned n);
 
 extern __thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
 
@@ -369,7 +424,7 @@ typedef void (*lite_ws_setup_fn)(struct lite_ws *ws, void *arg);
    first worksharing construct (combined parallel loop or sections) before any member runs.
    Returns the team, or NULL if no thread could be started (the caller runs a team of one). */
 struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
-                                 lite_ws_setup_fn setup, void *setup_arg);
+                                 unsigned flags, lite_ws_setup_fn setup, void *setup_arg);
 /* Thread 0's end of the region: waits for the other members, restores thr's enclosing state. */
 void lite_team_join(struct lite_thread *thr);
 /* A team without workers, in caller-provided storage: a serialised region (nthreads 1), or a
@@ -493,10 +548,11 @@ void lite_tiny_join(struct lite_pool *pool);
 
 /* A whole parallel region on the calling thread's behalf (GOMP_parallel and the combined
    constructs), and the first half of one (GOMP_parallel_start and friends; the caller runs its
-   share, then GOMP_parallel_end). setup, if given, prepares the first worksharing construct. */
-unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
+   share, then GOMP_parallel_end). setup, if given, prepares the first worksharing construct;
+   flags: GOMP_parallel's (a proc_bind clause in the low three bits). */
+unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                            lite_ws_setup_fn setup, void *arg);
-void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
+void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          lite_ws_setup_fn setup, void *arg);
 
 /* ---------------------------------------------------------------- task.c */
@@ -696,8 +752,9 @@ void lite_wake_arrived(void);
 
 /* Reads the environment and installs the fork and exit handlers, once. */
 void lite_init_once(void);
-/* Checks, once, that nothing pinned the initial thread behind libomp-lite's back. */
-void lite_before_first_team(void);
+/* Checks, once, that nothing pinned the initial thread behind libomp-lite's back (thr: the
+   thread about to lead the first team). */
+void lite_before_first_team(struct lite_thread *thr);
 /* The registry of pools, so that fork and unload can find them. */
 void lite_registry_add(struct lite_pool *pool);
 void lite_registry_remove(struct lite_pool *pool);

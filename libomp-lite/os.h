@@ -47,11 +47,21 @@ unsigned lite_os_cgroup_cpu_quota(const char *root);
 /* CPUs the default team should use: the affinity mask, capped by the cgroup quota. */
 unsigned lite_os_available_cpus(void);
 
-/* Under LD_PRELOAD the stock libgomp is loaded too, and with OMP_PROC_BIND (or OMP_PLACES,
-   GOMP_CPU_AFFINITY) set its constructor pins the initial thread to one place; every thread
-   libomp-lite starts would inherit that. libomp-lite does its own placement, so this gives the
-   calling thread the process's whole CPU set back. Returns true if it had to. */
-bool lite_os_undo_stock_binding(void);
+/* CPU masks as ascending lists of CPU numbers. The CPUs of thread tid's mask (0: the caller), at
+   most cap of them; returns how many (0: unreadable). */
+unsigned lite_os_thread_cpus(int tid, int *cpus, unsigned cap);
+/* Binds thread tid (0: the caller) to the listed CPUs. */
+bool lite_os_bind_thread(int tid, const int *cpus, unsigned n);
+/* An upper bound of CPU numbers + 1 (the size of the lists above). */
+unsigned lite_os_max_cpus(void);
+/* The CPUs this process may use, as it started. Under LD_PRELOAD the stock libgomp is loaded too,
+   and with OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY set its constructor pins the initial
+   thread to its first place, possibly before libomp-lite's runs: then the mask is rebuilt from
+   what the stock libgomp reports (its CPU count and places). */
+unsigned lite_os_process_cpus(int *cpus, unsigned cap);
+/* Whether the calling thread's mask is exactly the place the stock libgomp pinned it to, and
+   narrower than the process's. */
+bool lite_os_stock_pinned_self(void);
 
 /* The CPU the calling thread runs on (rseq or vDSO: a few ns). */
 int lite_os_cpu(void);

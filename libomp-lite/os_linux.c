@@ -302,25 +302,142 @@ static void process_cpuset(cpu_set_t *set)
   }
 }
 
-bool lite_os_undo_stock_binding(void)
+/* Masks as lists of CPU numbers: the affinity code never sees a cpu_set_t. Sized for the
+   machine's configured CPUs, at least CPU_SETSIZE. */
+static size_t mask_cpus(void)
 {
-  /* Only the stock libgomp loaded beside libomp-lite (LD_PRELOAD) binds on its own, and only when
-     a binding variable asks for it: its constructor pins the initial thread to one place. */
-  if (getenv("OMP_PROC_BIND") == NULL && getenv("OMP_PLACES") == NULL &&
-      getenv("GOMP_CPU_AFFINITY") == NULL)
+  long conf = sysconf(_SC_NPROCESSORS_CONF);
+  return conf > CPU_SETSIZE ? (size_t)conf : CPU_SETSIZE;
+}
+
+static unsigned set_to_list(const cpu_set_t *set, size_t size, size_t ncpus, int *cpus,
+                            unsigned cap)
+{
+  unsigned n = 0;
+  for (size_t c = 0; c < ncpus && n < cap; c++)
+    if (CPU_ISSET_S(c, size, set))
+      cpus[n++] = (int)c;
+  return n;
+}
+
+unsigned lite_os_thread_cpus(int tid, int *cpus, unsigned cap)
+{
+  size_t ncpus = mask_cpus();
+  cpu_set_t *set = CPU_ALLOC(ncpus);
+  size_t size = CPU_ALLOC_SIZE(ncpus);
+  unsigned n = 0;
+  if (set != NULL && sched_getaffinity(tid, size, set) == 0)
+    n = set_to_list(set, size, ncpus, cpus, cap);
+  CPU_FREE(set);
+  return n;
+}
+
+bool lite_os_bind_thread(int tid, const int *cpus, unsigned n)
+{
+  size_t ncpus = mask_cpus();
+  cpu_set_t *set = CPU_ALLOC(ncpus);
+  size_t size = CPU_ALLOC_SIZE(ncpus);
+  if (set == NULL)
     return false;
-  int (*stock_num_procs)(void) = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_num_procs");
-  if (stock_num_procs == NULL)
+  CPU_ZERO_S(size, set);
+  for (unsigned i = 0; i < n; i++)
+    if (cpus[i] >= 0 && (size_t)cpus[i] < ncpus)
+      CPU_SET_S((size_t)cpus[i], size, set);
+  bool ok = CPU_COUNT_S(size, set) > 0 && sched_setaffinity(tid, size, set) == 0;
+  CPU_FREE(set);
+  return ok;
+}
+
+unsigned lite_os_max_cpus(void) { return (unsigned)mask_cpus(); }
+
+/* The stock libgomp's place routines, when it is loaded beside libomp-lite (LD_PRELOAD). */
+struct stock_places {
+  int (*num_procs)(void);
+  int (*num_places)(void);
+  int (*place_num)(void);
+  int (*place_num_procs)(int);
+  void (*place_proc_ids)(int, int *);
+};
+
+static bool find_stock(struct stock_places *s)
+{
+  s->num_procs = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_num_procs");
+  s->num_places = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_num_places");
+  s->place_num = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_place_num");
+  s->place_num_procs = (int (*)(int))dlsym(RTLD_NEXT, "omp_get_place_num_procs");
+  s->place_proc_ids = (void (*)(int, int *))dlsym(RTLD_NEXT, "omp_get_place_proc_ids");
+  return s->num_procs != NULL && s->num_places != NULL && s->place_num != NULL &&
+         s->place_num_procs != NULL && s->place_proc_ids != NULL;
+}
+
+/* Adds the CPUs of the stock libgomp's place p to the sorted set cpus[0..n) (room for cap). */
+static unsigned add_stock_place(const struct stock_places *s, int p, int *cpus, unsigned n,
+                                unsigned cap)
+{
+  int count = s->place_num_procs(p);
+  if (count <= 0 || count > 65536)
+    return n;
+  int *ids = malloc((size_t)count * sizeof *ids);
+  if (ids == NULL)
+    return n;
+  s->place_proc_ids(p, ids);
+  for (int i = 0; i < count; i++) {
+    unsigned at = 0;
+    while (at < n && cpus[at] < ids[i])
+      at++;
+    if ((at < n && cpus[at] == ids[i]) || n == cap)
+      continue;
+    memmove(cpus + at + 1, cpus + at, (n - at) * sizeof *cpus);
+    cpus[at] = ids[i];
+    n++;
+  }
+  free(ids);
+  return n;
+}
+
+bool lite_os_stock_pinned_self(void)
+{
+  struct stock_places s;
+  if (!find_stock(&s))
     return false;
-  cpu_set_t mine, all;
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+  int place = s.place_num();
+  if (place < 0 || place >= s.num_places())
     return false;
+  unsigned cap = lite_os_max_cpus();
+  int *mine = malloc(cap * sizeof *mine), *theirs = malloc(cap * sizeof *theirs);
+  bool pinned = false;
+  if (mine != NULL && theirs != NULL) {
+    unsigned n = lite_os_thread_cpus(0, mine, cap);
+    unsigned m = add_stock_place(&s, place, theirs, 0, cap);
+    pinned = n > 0 && n == m && memcmp(mine, theirs, n * sizeof *mine) == 0 &&
+             (int)n < s.num_procs();
+  }
+  free(mine);
+  free(theirs);
+  return pinned;
+}
+
+unsigned lite_os_process_cpus(int *cpus, unsigned cap)
+{
+  unsigned n = lite_os_thread_cpus(0, cpus, cap);
+  /* Under LD_PRELOAD the stock libgomp is loaded too, and when a binding variable is set its
+     constructor, which may run before ours, pins the initial thread to its first place. It
+     still knows the mask it started from: its omp_get_num_procs counts it, and its places lie
+     inside it. */
+  struct stock_places s;
+  if (n == 0 || !find_stock(&s) || !lite_os_stock_pinned_self())
+    return n;
+  int before = s.num_procs();
+  unsigned m = 0;
+  for (int p = 0; p < s.num_places(); p++)
+    m = add_stock_place(&s, p, cpus, m, cap);
+  if ((int)m == before)
+    return m;
+  /* Its places cover only part of that mask (OMP_PLACES named a subset): the cgroup's CPU set
+     is the mask when the counts agree. Otherwise the best knowledge is its places. */
+  cpu_set_t all;
   process_cpuset(&all);
-  /* The stock libgomp reports the CPUs the process had before it pinned the thread: when that is
-     the whole cgroup set and more than the thread has now, the narrowing was libgomp's (a user's
-     taskset would show in both counts). */
-  int before = stock_num_procs();
-  if (before != CPU_COUNT(&all) || before <= CPU_COUNT(&mine))
-    return false;
-  return sched_setaffinity(0, sizeof all, &all) == 0;
+  if (CPU_COUNT(&all) == before)
+    return set_to_list(&all, sizeof all, CPU_SETSIZE, cpus, cap);
+  return m > 0 ? m : lite_os_thread_cpus(0, cpus, cap);
 }

@@ -20,13 +20,13 @@ static void enter_serial(struct lite_thread *thr, struct lite_team *team, lite_w
   }
 }
 
-unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
+unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                            lite_ws_setup_fn setup, void *arg)
 {
   struct lite_thread *thr = lite_self();
   unsigned n = lite_team_size_for(thr, num_threads);
   struct lite_team *team;
-  if (n > 1 && (team = lite_team_fork(thr, n, fn, data, setup, arg)) != NULL) {
+  if (n > 1 && (team = lite_team_fork(thr, n, fn, data, flags, setup, arg)) != NULL) {
     n = team->nthreads;
     fn(data);
     lite_team_join(thr);
@@ -39,12 +39,12 @@ unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
   return 1;
 }
 
-void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
+void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          lite_ws_setup_fn setup, void *arg)
 {
   struct lite_thread *thr = lite_self();
   unsigned n = lite_team_size_for(thr, num_threads);
-  if (n > 1 && lite_team_fork(thr, n, fn, data, setup, arg) != NULL)
+  if (n > 1 && lite_team_fork(thr, n, fn, data, flags, setup, arg) != NULL)
     return;
   /* A team of one must outlive this call: it ends in GOMP_parallel_end. */
   struct lite_team *serial = malloc(sizeof *serial);
@@ -55,14 +55,13 @@ void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads,
 
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
 {
-  (void)flags; /* proc_bind: placement is the affinity module's (a later issue) */
-  lite_parallel_run(fn, data, num_threads, NULL, NULL);
+  lite_parallel_run(fn, data, num_threads, flags, NULL, NULL);
 }
 
 /* gcc before 4.9 emitted GOMP_parallel_start(fn, data, n); fn(data); GOMP_parallel_end(). */
 void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
-  lite_parallel_begin(fn, data, num_threads, NULL, NULL);
+  lite_parallel_begin(fn, data, num_threads, 0, NULL, NULL);
 }
 
 void GOMP_parallel_end(void)

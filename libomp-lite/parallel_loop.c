@@ -41,22 +41,23 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads,
 }
 
 static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
-                long incr, enum lite_sched kind, bool monotonic, long chunk, bool blocking)
+                long incr, enum lite_sched kind, bool monotonic, long chunk, unsigned flags,
+                bool blocking)
 {
   uint64_t req_chunk = chunk > 0 ? (uint64_t)chunk : 0;
   struct combined_loop loop = {start, end, incr,
                                {kind, monotonic, false, req_chunk, (void *)fn, false}};
   if (blocking) {
     if (!run_unshared(fn, data, num_threads, &loop))
-      lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
+      lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
   } else {
-    lite_parallel_begin(fn, data, num_threads, setup_combined, &loop);
+    lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
   }
 }
 
 static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
                         long end, long incr, bool maybe_nonmonotonic, bool nonmonotonic,
-                        bool blocking)
+                        unsigned flags, bool blocking)
 {
   struct combined_loop loop = {start, end, incr,
                                {LITE_SCHED_DYNAMIC, true, false, 0, (void *)fn, false}};
@@ -65,93 +66,85 @@ static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, lo
     loop.req.monotonic = false;
   if (blocking) {
     if (!run_unshared(fn, data, num_threads, &loop))
-      lite_parallel_run(fn, data, num_threads, setup_combined, &loop);
+      lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
   } else {
-    lite_parallel_begin(fn, data, num_threads, setup_combined, &loop);
+    lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
   }
 }
 
 void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags)
 {
-  (void)flags;
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, flags, true);
 }
 
 void GOMP_parallel_loop_dynamic(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                 long end, long incr, long chunk, unsigned flags)
 {
-  (void)flags;
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, flags, true);
 }
 
 void GOMP_parallel_loop_guided(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags)
 {
-  (void)flags;
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, flags, true);
 }
 
 void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void *), void *data, unsigned num_threads,
                                              long start, long end, long incr, long chunk,
                                              unsigned flags)
 {
-  (void)flags;
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, flags, true);
 }
 
 void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void *), void *data, unsigned num_threads,
                                             long start, long end, long incr, long chunk,
                                             unsigned flags)
 {
-  (void)flags;
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, flags, true);
 }
 
 void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                 long end, long incr, unsigned flags)
 {
-  (void)flags;
-  run_runtime(fn, data, num_threads, start, end, incr, false, false, true);
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, flags, true);
 }
 
 void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data,
                                              unsigned num_threads, long start, long end,
                                              long incr, unsigned flags)
 {
-  (void)flags;
-  run_runtime(fn, data, num_threads, start, end, incr, false, true, true);
+  run_runtime(fn, data, num_threads, start, end, incr, false, true, flags, true);
 }
 
 void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
                                                    unsigned num_threads, long start, long end,
                                                    long incr, unsigned flags)
 {
-  (void)flags;
-  run_runtime(fn, data, num_threads, start, end, incr, true, false, true);
+  run_runtime(fn, data, num_threads, start, end, incr, true, false, flags, true);
 }
 
 /* The pre-4.9 forms: the caller runs fn(data) itself, then GOMP_parallel_end. */
 void GOMP_parallel_loop_static_start(void (*fn)(void *), void *data, unsigned num_threads,
                                      long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, false);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, 0, false);
 }
 
 void GOMP_parallel_loop_dynamic_start(void (*fn)(void *), void *data, unsigned num_threads,
                                       long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, false);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, 0, false);
 }
 
 void GOMP_parallel_loop_guided_start(void (*fn)(void *), void *data, unsigned num_threads,
                                      long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, false);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, 0, false);
 }
 
 void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned num_threads,
                                       long start, long end, long incr)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, false, false);
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, 0, false);
 }

@@ -72,12 +72,11 @@ static void setup_combined(struct lite_ws *ws, void *arg)
 void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads, unsigned count,
                             unsigned flags)
 {
-  (void)flags;
-  lite_parallel_run(fn, data, num_threads, setup_combined, &count);
+  lite_parallel_run(fn, data, num_threads, flags, setup_combined, &count);
 }
 
 void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned num_threads,
                                   unsigned count)
 {
-  lite_parallel_begin(fn, data, num_threads, setup_combined, &count);
+  lite_parallel_begin(fn, data, num_threads, 0, setup_combined, &count);
 }

@@ -162,11 +162,10 @@ void GOMP_workshare_task_reduction_unregister(bool cancelled)
 unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
                                   unsigned flags)
 {
-  (void)flags;
   struct lite_thread *thr = lite_self();
   struct lite_taskgroup group;
   memset(&group, 0, sizeof group);
   group.reductions = *(uintptr_t **)data;
   thr->next_reduction_group = &group;
-  return lite_parallel_run(fn, data, num_threads, NULL, NULL);
+  return lite_parallel_run(fn, data, num_threads, flags, NULL, NULL);
 }

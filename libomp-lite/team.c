@@ -21,6 +21,8 @@ static void thread_exit(void *arg)
   lite_thread_release(thr);
   atomic_fetch_sub_explicit(&lite_threads_live, 1, memory_order_relaxed);
   lite_self_tls = NULL;
+  free(thr->near);
+  free(thr->shown);
   free(thr);
 }
 
@@ -34,6 +36,7 @@ struct lite_thread *lite_thread_create_self(void)
     lite_fatal("out of memory allocating thread state");
   memset(thr, 0, sizeof *thr);
   thr->icv = lite_env.icv;
+  lite_bind_thread_init(thr);
   lite_self_tls = thr;
   atomic_fetch_add_explicit(&lite_threads_live, 1, memory_order_relaxed);
   pthread_once(&thread_exit_key_once, make_thread_exit_key);
@@ -133,6 +136,13 @@ static void start_member(struct lite_thread *thr, struct lite_pool *pool, unsign
   thr->ws_done = pool->ws_base;
   thr->chunk_lo = thr->chunk_hi = 0;
   thr->tiny_start_ns = 0;
+  /* The leader keeps its place; the partition its implicit task gets may be narrower (spread). */
+  if (id != 0)
+    lite_bind_member(thr, pool, id);
+  else if (lite_unlikely(lite_binding.on))
+    thr->partition = pool->assign[0].partition;
+  if (lite_unlikely(lite_env.display_affinity))
+    lite_bind_display(thr);
 }
 
 /* A member that has arrived at the end of region gen waits for the next region, and until it
@@ -229,7 +239,7 @@ static void *worker_main(void *arg)
 
 static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
 {
-  lite_before_first_team();
+  lite_before_first_team(leader);
   struct lite_pool *pool = aligned_alloc(LITE_CACHE_LINE, sizeof *pool);
   if (pool == NULL)
     lite_fatal("out of memory allocating a thread pool");
@@ -341,6 +351,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
   for (unsigned i = 0; i < pool->nretired; i++)
     free(pool->retired_slots[i]);
   free(pool->threads);
+  free(pool->assign);
   lite_tasks_retire(&pool->team_storage.tasks);
   free(pool);
 }
@@ -398,6 +409,7 @@ static void save_state(struct lite_thread *thr, struct lite_team *team)
   team->saved_chunk_lo = thr->chunk_lo;
   team->saved_chunk_hi = thr->chunk_hi;
   team->saved_task = thr->task;
+  team->saved_partition = thr->partition;
 }
 
 static void leave_team(struct lite_thread *thr, struct lite_team *team)
@@ -414,6 +426,7 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->chunk_lo = team->saved_chunk_lo;
   thr->chunk_hi = team->saved_chunk_hi;
   thr->task = team->saved_task;
+  thr->partition = team->saved_partition;
 }
 
 static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads)
@@ -442,7 +455,7 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
 }
 
 struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
-                                 lite_ws_setup_fn setup, void *setup_arg)
+                                 unsigned flags, lite_ws_setup_fn setup, void *setup_arg)
 {
   unsigned level = thr->team != NULL ? thr->team->level : 0;
   struct lite_pool *pool = pool_for_level(thr, level);
@@ -457,6 +470,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     atomic_fetch_sub(&threads_in_teams, wanted - (n < 2 ? 1 : n));
   if (n < 2)
     return NULL;
+  lite_bind_team(thr, pool, n, flags);
 
   /* Mark the descriptor as the next generation's before rewriting it (see worker_main): the
      writer's side of a seqlock, so a release fence orders the mark before the fields. */

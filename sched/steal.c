@@ -5,9 +5,9 @@
    loop is short and balanced (site.c), that is all: no atomic operation, one call. Otherwise
    each block has a small lock, taken by its owner per chunk (uncontended: the line stays in the
    owner's cache) and by thieves: a member whose block is empty takes the back half of the
-   remaining chunks of the nearest member that has some (neighbours by thread number until
-   the affinity module provides a topology order), and works through it the same way, so a big
-   victim is split among several thieves instead of being serialised on.
+   remaining chunks of the nearest member that has some (by the topology: affinity/bind.c),
+   and works through it the same way, so a big victim is split among several thieves instead
+   of being serialised on.
 
    Ranges count chunks, not iterations: chunk c is iterations [c * chunk, (c + 1) * chunk), the
    last one cut at the loop's end. A schedule(dynamic, k) loop must run every k consecutive
@@ -113,6 +113,15 @@ static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *m
   return true;
 }
 
+/* The calling member's order of the other members of its team, if the topology gives one. */
+static const unsigned *nearest_members(unsigned n)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (thr == NULL || thr->team == NULL || thr->team->pool == NULL || thr->team->nthreads != n)
+    return NULL;
+  return lite_bind_nearest(thr, thr->team->pool, n);
+}
+
 bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi)
 {
   struct lite_range *mine = &ws->ranges[id];
@@ -135,11 +144,15 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
       return true;
     if (final_chunk == FINAL_RUN)
       return false;
-    /* Nearest first: id+1, id-1, id+2, id-2, ... */
+    /* Nearest first: by the topology where it is known (affinity/bind.c), else by member
+       number: id+1, id-1, id+2, id-2, ... */
     unsigned n = ws->nthreads;
+    const unsigned *near = nearest_members(n);
     bool stole = false;
     for (unsigned d = 1; d < n && !stole; d++) {
-      unsigned victim = d % 2 ? (id + (d + 1) / 2) % n : (id + n - (d / 2) % n) % n;
+      unsigned victim = near != NULL ? near[d - 1]
+                        : d % 2     ? (id + (d + 1) / 2) % n
+                                    : (id + n - (d / 2) % n) % n;
       if (victim != id)
         stole = steal_from(ws, victim, mine);
     }

@@ -380,6 +380,19 @@ tests/integration/rpath/dlclose_plugin.so: $(INTEG_PLUGIN_SRC) $(INTEG_RPATH_DEP
 CLEANFILES += tests/integration/dlclose_plugin.so tests/integration/rpath/dlclose_plugin.so
 EXTRA_DIST += tests/integration/dlclose_plugin.c
 
+tests_integration_binding_SOURCES = tests/integration/binding.c tests/integration/lite_check.h
+tests_integration_binding_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_binding_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_binding_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_binding_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_binding_SOURCES = tests/integration/binding.c tests/integration/lite_check.h
+tests_integration_rpath_binding_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_binding_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_binding_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_binding_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_binding_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/parallel_basics \
 	tests/integration/nested tests/integration/rpath/nested tests/integration/barrier \
 	tests/integration/rpath/barrier tests/integration/single tests/integration/rpath/single \
@@ -399,7 +412,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/tasks tests/integration/rpath/tasks tests/integration/tasks_f \
 	tests/integration/rpath/tasks_f \
 	tests/integration/target tests/integration/rpath/target \
-	tests/integration/dlclose tests/integration/rpath/dlclose
+	tests/integration/dlclose tests/integration/rpath/dlclose \
+	tests/integration/binding tests/integration/rpath/binding
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -411,7 +425,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
 	tests/integration/error_directive tests/integration/tasks tests/integration/target \
-	tests/integration/dlclose
+	tests/integration/dlclose tests/integration/binding
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive tasks target dlclose"
+env_bad_values thread_limit error_directive tasks target dlclose binding"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -180,6 +180,41 @@ t_parallel_basics() {
     # Binding must not change the processor count or the default team size.
     case_ok OMP_PROC_BIND=true parallel_basics
     case_ok OMP_PROC_BIND=spread OMP_PLACES=cores parallel_basics
+}
+
+# Binding, checked from inside each thread (tests/integration/binding.c says how). The CPUs named
+# are those every machine has: 0, and the last CPU of the test's mask when there are two.
+t_binding() {
+    case_ok BINDING_EXPECT=unbound binding
+    case_ok OMP_PROC_BIND=true binding
+    case_ok OMP_PROC_BIND=close binding
+    case_ok OMP_PROC_BIND=spread binding
+    case_ok OMP_PROC_BIND=primary binding 2 4
+    case_ok OMP_PROC_BIND=master OMP_PLACES=threads binding 3
+    case_ok OMP_PLACES=threads binding 2 3 4 16
+    case_ok OMP_PLACES=cores OMP_PROC_BIND=spread,close binding
+    case_ok OMP_PLACES=sockets binding 2
+    case_ok OMP_PLACES='threads(1)' BINDING_PLACES='{0}' binding 2 4
+    case_ok OMP_PLACES='{0}' BINDING_PLACES='{0}' binding 2
+    # Bad values: one warning each, and the program runs unbound.
+    case_ok OMP_PLACES=junk BINDING_EXPECT=unbound binding 2
+    case_ok OMP_PLACES='{99999}' BINDING_EXPECT=unbound binding 2
+    case_ok GOMP_CPU_AFFINITY='x-y' BINDING_EXPECT=unbound binding 2
+    local cpus last
+    cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //')
+    last=$(grep -o '[0-9]*$' <<< "$cpus")
+    if [ "$LITE_TEST_NPROCS" -ge 2 ] && [ -n "$last" ] && [ "$last" != 0 ]; then
+        case_ok OMP_PLACES="{0},{$last}" BINDING_PLACES="{0},{$last}" binding
+        case_ok GOMP_CPU_AFFINITY="$last 0" BINDING_PLACES="{$last},{0}" binding
+        # Inside a narrower mask (taskset -c LAST): no thread leaves it, whatever the list names.
+        case_ok GOMP_CPU_AFFINITY="0-$last" BINDING_PLACES="{$last}" binding --mask "$last" 2 4
+        case_ok OMP_PLACES=threads BINDING_PLACES="{$last}" binding --mask "$last" 2
+        case_ok OMP_PLACES="{0:$((last + 1))}" OMP_PROC_BIND=spread binding --mask "$last" 2
+        case_ok OMP_PLACES="{0}" BINDING_EXPECT=unbound binding --mask "$last" 2
+        case_ok BINDING_EXPECT=unbound binding --mask "$last" 2
+    else
+        case_skip "binding inside a narrower mask: needs two CPUs"
+    fi
 }
 
 t_nested() {

@@ -1,0 +1,246 @@
+/* Thread binding at run time: the process's place list, the initial thread's place, the places
+   of each team's members, and the nearest-first order of a team's members.
+
+   - At load (lite_bind_init): binding is in force when bind-var asks for it (OMP_PROC_BIND, or
+     OMP_PLACES / GOMP_CPU_AFFINITY alone) and a place list can be made inside the CPUs the
+     process started with. The initial thread is bound to place 0 then, as libgomp does.
+   - At a fork: the leader works out the members' places (partition.c) only when something that
+     decides them changed (policy, its place and partition, team size), and numbers the result;
+     a worker that sees a new number rebinds itself, and only if its place changed. Worker k of
+     a pool therefore stays on the same place in every region with the same binding: the static
+     blocks it touched stay in its caches and NUMA node.
+   - Without binding none of this runs, and no mask is touched: a mask the user set (taskset,
+     an MPI launcher, the program itself) stays as it is. */
+#include "internal.h"
+#include "affinity/affinity.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lite_binding lite_binding;
+
+/* The topology: loaded at init when binding is asked for, otherwise on first need (the
+   nearest-first order). */
+static struct lite_topo topo;
+static bool topo_ok;
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+
+static void load_topology(void)
+{
+  topo_ok = lite_topo_load(&topo, NULL, lite_binding.process_cpus, lite_binding.nprocess);
+}
+
+const struct lite_topo *lite_bind_topology(void)
+{
+  pthread_once(&topo_once, load_topology);
+  return topo_ok ? &topo : NULL;
+}
+
+static bool bind_requested(void)
+{
+  if (lite_env.icv.bind != omp_proc_bind_false)
+    return true;
+  for (unsigned i = 0; i < lite_env.bind_list_len; i++)
+    if (lite_env.bind_list[i] != omp_proc_bind_false)
+      return true;
+  return false;
+}
+
+/* The place list of the environment: OMP_PLACES, else GOMP_CPU_AFFINITY, else cores. An invalid
+   list (already warned about) counts as unset when OMP_PROC_BIND asked for binding, and turns
+   binding off when the list alone asked for it, as in libgomp. */
+static bool make_places(const struct lite_topo *t, struct lite_place_list *places)
+{
+  const struct lite_env *env = &lite_env;
+  if (env->places != NULL && lite_places_parse(env->places, t, places))
+    return true;
+  if (env->places == NULL && env->cpu_affinity != NULL &&
+      lite_places_parse_gomp_cpu_affinity(env->cpu_affinity, t, places))
+    return true;
+  if (env->bind_list_len == 0 && (env->places != NULL || env->cpu_affinity != NULL))
+    return false;
+  return lite_places_default(t, places);
+}
+
+static void bind_to_place(int tid, unsigned place)
+{
+  const struct lite_place *p = &lite_binding.places.places[place];
+  lite_os_bind_thread(tid, p->cpus, p->ncpus);
+}
+
+void lite_bind_init(void)
+{
+  unsigned cap = lite_os_max_cpus();
+  lite_binding.process_cpus = malloc(cap * sizeof *lite_binding.process_cpus);
+  if (lite_binding.process_cpus == NULL)
+    return;
+  lite_binding.nprocess = lite_os_process_cpus(lite_binding.process_cpus, cap);
+  if (!bind_requested() || lite_binding.nprocess == 0)
+    return;
+  const struct lite_topo *t = lite_bind_topology();
+  if (t == NULL) {
+    lite_warn("the machine's topology could not be read (hwloc); threads are not bound");
+  } else if (make_places(t, &lite_binding.places)) {
+    lite_binding.on = true;
+    bind_to_place(0, 0);
+    return;
+  }
+  if (lite_env.bind_list_len == 0)
+    lite_env.icv.bind = omp_proc_bind_false;
+}
+
+/* The stock libgomp's constructor may have run after ours and pinned the initial thread to its
+   own first place: put it where libomp-lite's binding says (or back on the process's CPUs). */
+void lite_bind_first_team(struct lite_thread *thr)
+{
+  if (!lite_os_stock_pinned_self())
+    return;
+  if (lite_binding.on)
+    bind_to_place(0, thr->place >= 0 ? (unsigned)thr->place : 0);
+  else
+    lite_os_bind_thread(0, lite_binding.process_cpus, lite_binding.nprocess);
+}
+
+/* Whether the sorted lists a[0..n) and place p hold the same CPUs. */
+static bool same_cpus(const int *a, unsigned n, const struct lite_place *p)
+{
+  return n == p->ncpus && memcmp(a, p->cpus, n * sizeof *a) == 0;
+}
+
+void lite_bind_thread_init(struct lite_thread *thr)
+{
+  thr->place = -1;
+  thr->partition = (struct lite_partition){0, 0};
+  if (!lite_binding.on)
+    return;
+  thr->partition.len = lite_binding.places.n;
+  /* A thread bound to exactly one place (the initial thread, bound at load) is on it. */
+  unsigned cap = lite_os_max_cpus();
+  int *cpus = malloc(cap * sizeof *cpus);
+  unsigned n = cpus != NULL ? lite_os_thread_cpus(0, cpus, cap) : 0;
+  for (unsigned p = 0; p < lite_binding.places.n && n > 0; p++) {
+    if (same_cpus(cpus, n, &lite_binding.places.places[p])) {
+      thr->place = (int)p;
+      break;
+    }
+  }
+  free(cpus);
+}
+
+/* A thread that was never bound (a user's pthread) starts a team: it takes the place of its
+   partition that holds the CPU it runs on (else the partition's first) and is bound there. */
+static void place_primary(struct lite_thread *thr)
+{
+  int cpu = lite_os_cpu();
+  unsigned chosen = thr->partition.lo;
+  for (unsigned i = 0; i < thr->partition.len; i++) {
+    unsigned p = (thr->partition.lo + i) % lite_binding.places.n;
+    const struct lite_place *place = &lite_binding.places.places[p];
+    for (unsigned c = 0; c < place->ncpus; c++)
+      if (place->cpus[c] == cpu) {
+        chosen = p;
+        i = thr->partition.len;
+        break;
+      }
+  }
+  thr->place = (int)chosen;
+  bind_to_place(0, chosen);
+}
+
+void lite_bind_team_slow(struct lite_thread *thr, struct lite_pool *pool, unsigned n,
+                         unsigned flags)
+{
+  /* gcc passes a proc_bind clause in the low bits of flags; without one, bind-var decides. */
+  omp_proc_bind_t bind = (omp_proc_bind_t)(flags & 7);
+  if (bind == omp_proc_bind_false)
+    bind = thr->icv.bind != omp_proc_bind_false ? thr->icv.bind : omp_proc_bind_true;
+  if (thr->place < 0)
+    place_primary(thr);
+  struct lite_bind_key key = {bind, thr->partition, (unsigned)thr->place, n};
+  if (pool->bind_gen == 0 || memcmp(&key, &pool->bind_key, sizeof key) != 0) {
+    if (n > pool->assign_cap) {
+      struct lite_member_place *assign = realloc(pool->assign, n * sizeof *assign);
+      if (assign == NULL)
+        lite_fatal("out of memory placing a team of %u threads", n);
+      pool->assign = assign;
+      pool->assign_cap = n;
+    }
+    lite_partition_assign(bind, thr->partition, (unsigned)thr->place, n, pool->assign);
+    pool->bind_key = key;
+    /* Workers compare it with the one they last applied; 0 means never bound. */
+    pool->bind_gen = pool->bind_gen + 1 != 0 ? pool->bind_gen + 1 : 1;
+  }
+  thr->partition = pool->assign[0].partition;
+}
+
+void lite_bind_member_slow(struct lite_thread *thr, const struct lite_pool *pool, unsigned id)
+{
+  const struct lite_member_place *mine = &pool->assign[id];
+  if (thr->place != (int)mine->place) {
+    bind_to_place(0, mine->place);
+    thr->place = (int)mine->place;
+  }
+  thr->partition = mine->partition;
+  thr->bind_seen = pool->bind_gen;
+}
+
+/* ------------------------------------------------------------------ OMP_DISPLAY_AFFINITY */
+
+/* A member prints its line when a region starts and the line differs from the one it printed
+   last (a new place, team size or nesting level), as libgomp does. */
+void lite_bind_display(struct lite_thread *thr)
+{
+  char line[512];
+  size_t len = lite_affinity_capture(line, sizeof line, NULL);
+  if (thr->shown != NULL && strcmp(thr->shown, line) == 0)
+    return;
+  free(thr->shown);
+  thr->shown = strdup(line);
+  fprintf(stderr, "%s%s\n", line, len >= sizeof line ? "..." : "");
+}
+
+/* ------------------------------------------------------------------ nearest first */
+
+/* How long an unbound team's order holds: its members' CPUs (where each last waited) move. */
+#define NEAR_REFRESH_NS 100000000u
+
+const unsigned *lite_bind_nearest(struct lite_thread *thr, const struct lite_pool *pool,
+                                  unsigned n)
+{
+  if (n <= 2)
+    return NULL; /* one other member: no order to choose */
+  uint64_t now = 0;
+  bool same_team = thr->near_pool == pool && thr->near_n == n;
+  if (same_team && lite_binding.on && thr->near_gen == pool->bind_gen)
+    return thr->near;
+  if (same_team && !lite_binding.on && (now = lite_now_ns()) < thr->near_until)
+    return thr->near;
+  const struct lite_topo *t = lite_bind_topology();
+  if (t == NULL)
+    return NULL;
+  unsigned *order = realloc(thr->near, n * sizeof *order);
+  int *cpus = malloc(n * sizeof *cpus);
+  if (order == NULL || cpus == NULL) {
+    free(cpus);
+    thr->near = order;
+    thr->near_pool = NULL;
+    return NULL;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    if (lite_binding.on) {
+      const struct lite_place *p = &lite_binding.places.places[pool->assign[i].place];
+      cpus[i] = p->cpus[0];
+    } else {
+      cpus[i] = atomic_load_explicit(&pool->slots[i]->cpu, memory_order_relaxed);
+    }
+  }
+  lite_topo_nearest_order(t, cpus, n, thr->id, order);
+  free(cpus);
+  thr->near = order;
+  thr->near_pool = pool;
+  thr->near_n = n;
+  thr->near_gen = pool->bind_gen;
+  thr->near_until = (now != 0 ? now : lite_now_ns()) + NEAR_REFRESH_NS;
+  return order;
+}
