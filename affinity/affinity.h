@@ -143,6 +143,80 @@ size_t lite_affinity_capture(char *buf, size_t size, const char *format);
 
 /* ---------------------------------------------------------------- memory.c (libnuma) */
 
-/* See affinity/memory.c: the NUMA traits of the allocators. */
+/* The placement and pinning of allocators' blocks (OpenMP 5.2 section 6.2, the traits partition
+   and pinned). Blocks that need either are mapped here (mmap: whole pages, placed with mbind,
+   locked with mlock) instead of malloc'ed; the allocator keeps its header below the data. The
+   functions marked pure read nothing of the machine (the unit tests call them with made-up
+   numbers); the others read it once, on first use (libnuma, the page size). */
+
+/* The partition trait, as placement acts on it. */
+enum lite_mem_partition {
+  LITE_MEM_ENVIRONMENT,             /* the system's policy: nothing done */
+  LITE_MEM_NEAREST,                 /* the node of the allocating thread's CPU */
+  LITE_MEM_BLOCKED,                 /* n parts of about equal whole pages, part i on node i */
+  LITE_MEM_INTERLEAVED,             /* pages round robin over the nodes */
+};
+
+/* Most NUMA nodes placement knows: nodes numbered from this on are left to the system. */
+#define LITE_MEM_MAX_NODES 1024
+
+/* Whether an allocator with these traits maps its blocks: pinned always; a partition other than
+   environment only where libnuma works and the process may use more than one node (on one node,
+   or without libnuma, malloc'ed memory already is where the trait asks: on the nearest, only,
+   node). Called by omp_init_allocator, once per allocator: omp_alloc never asks. */
+bool lite_mem_mapped(enum lite_mem_partition partition, bool pinned);
+/* The same decision for a process that may use nnodes nodes (0: libnuma unavailable). Pure. */
+bool lite_mem_mapped_for(enum lite_mem_partition partition, bool pinned, unsigned nnodes);
+
+/* The NUMA nodes the process may place memory on (its cpuset's mems), ascending: the count, and
+   the node numbers in nodes[0..count-1] (up to max of them). 0 if libnuma is unavailable. */
+unsigned lite_mem_nodes(int *nodes, unsigned max);
+
+/* Pure layout of a mapped block: size bytes of data aligned to align (a power of two), with
+   header bytes (at most a page) free just below the data, on pages of page bytes. page_data:
+   the data starts on a page boundary (blocked placement: its parts are then whole pages).
+   lite_mem_map_length: the bytes to map (whole pages), 0 if that overflows. lite_mem_data_at:
+   where the data starts in a mapping at base (a multiple of page). */
+size_t lite_mem_map_length(size_t size, size_t align, size_t header, size_t page, bool page_data);
+uintptr_t lite_mem_data_at(uintptr_t base, size_t align, size_t header, size_t page,
+                           bool page_data);
+
+/* Pure: part i (0 <= i < nparts) of size bytes of page-aligned data blocked over nparts nodes,
+   as data offsets [*lo, *hi). The data's pages are dealt as a static schedule deals iterations:
+   each part gets npages / nparts consecutive pages and the first npages % nparts parts one more
+   (the last page may be partial: the part holding it ends at size). A part is empty (*lo == *hi)
+   when the data has fewer pages than there are nodes. */
+void lite_mem_blocked_part(size_t size, size_t page, unsigned nparts, unsigned i, size_t *lo,
+                           size_t *hi);
+
+/* Pure: the range of a blocked mapping (len bytes, the data page-aligned at data_off, size
+   bytes) that part i's node is asked for, as offsets from the mapping's start [*start, *end):
+   part i's data pages, with the pages below the data (the header's) added to part 0 and the
+   pages after it to the part that ends the data, so the non-empty ranges tile the mapping in
+   order. Empty (*start == *end) where the part is. */
+void lite_mem_blocked_range(size_t len, size_t data_off, size_t size, size_t page,
+                            unsigned nparts, unsigned i, size_t *start, size_t *end);
+
+/* A mapped block. */
+struct lite_mem_block {
+  void *base;                       /* the mapping */
+  size_t len;                       /* its length: lite_mem_length's */
+  void *data;                       /* the data: aligned, header bytes free below it */
+};
+
+/* The length lite_mem_map will map for this block (0: too large); the caller counts it against
+   its pool before mapping. */
+size_t lite_mem_length(size_t size, size_t align, size_t header,
+                       enum lite_mem_partition partition);
+/* Maps len (lite_mem_length's) bytes for the block, places them as partition says where the
+   process has more than one node, and locks the pages of the header and data if pinned. The
+   data reads as zeros. Placement is a hint: where mbind fails, the pages keep the system's
+   placement and the block is still made. Returns 0, or the errno of the failed mmap (*locked
+   false) or of the failed mlock (*locked true), with nothing left mapped: the allocator's
+   fallback then decides. */
+int lite_mem_map(struct lite_mem_block *b, size_t len, size_t size, size_t align, size_t header,
+                 enum lite_mem_partition partition, bool pinned, bool *lock_failed);
+/* Unmaps a block lite_mem_map made (its locks go with it). */
+void lite_mem_unmap(void *base, size_t len);
 
 #endif

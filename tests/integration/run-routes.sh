@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive tasks target dlclose binding"
+env_bad_values thread_limit error_directive tasks target allocators dlclose binding"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -429,6 +429,34 @@ t_target() {
     for mode in device7 data7 enter7 update7; do
         case_stops "$stop" OMP_TARGET_OFFLOAD=mandatory target $mode
     done
+}
+
+# Allocators with the traits partition and pinned: where the pages are, what is locked, and
+# the fallbacks of a pinned block that cannot be locked (the program drops CAP_IPC_LOCK and
+# lowers RLIMIT_MEMLOCK itself). Stock libgomp 12 refuses pinned allocators: on its route only
+# the placement runs (it ignores the partition, which a machine of one node cannot tell).
+t_allocators() {
+    local n
+    for n in 1 3; do
+        case_ok OMP_NUM_THREADS=$n allocators placement
+    done
+    if ! lite_route; then
+        case_skip "allocators kinds, pinned, fallback, abort: stock libgomp 12 refuses pinned"
+        return
+    fi
+    case_ok allocators kinds
+    case_ok allocators pinned
+    case_ok OMP_NUM_THREADS=2 allocators fallback
+    # abort_fb: the runtime's fatal error (abort, as for its other fatal errors), one line that
+    # says why.
+    case_run allocators abort
+    if [ "$CASE_RC" -ne 134 ]; then
+        case_fail "$(rc_words "$CASE_RC"), expected SIGABRT (abort_fb)"
+    elif [ "$(nonempty_lines "$CASE_ERR")" -ne 1 ] || ! grep -q 'cannot pin.*mlock' "$CASE_ERR"; then
+        case_fail "stderr is not one line saying that the block cannot be pinned"
+    else
+        case_pass
+    fi
 }
 
 # Lines of stderr that are not empty.
