@@ -497,6 +497,12 @@ LITE_EXPORT void omp_display_env(int verbose);
 LITE_EXPORT int omp_pause_resource(omp_pause_resource_t kind, int device_num);
 LITE_EXPORT int omp_pause_resource_all(omp_pause_resource_t kind);
 
+/* The affinity display (affinity/format.c) */
+LITE_EXPORT void omp_set_affinity_format(const char *format);
+LITE_EXPORT size_t omp_get_affinity_format(char *buffer, size_t size);
+LITE_EXPORT void omp_display_affinity(const char *format);
+LITE_EXPORT size_t omp_capture_affinity(char *buffer, size_t size, const char *format);
+
 /* time.c */
 LITE_EXPORT double omp_get_wtime(void);
 LITE_EXPORT double omp_get_wtick(void);

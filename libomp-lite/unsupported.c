@@ -22,12 +22,6 @@ static void __attribute__((noreturn)) unsupported(const char *name, const char *
 
 
 
-UNSUPPORTED(omp_capture_affinity, AFFINITY)
-UNSUPPORTED(omp_capture_affinity_, AFFINITY)
-UNSUPPORTED(omp_display_affinity, AFFINITY)
-UNSUPPORTED(omp_display_affinity_, AFFINITY)
-UNSUPPORTED(omp_get_affinity_format, AFFINITY)
-UNSUPPORTED(omp_get_affinity_format_, AFFINITY)
 UNSUPPORTED(omp_get_num_places, AFFINITY)
 UNSUPPORTED(omp_get_num_places_, AFFINITY)
 UNSUPPORTED(omp_get_partition_num_places, AFFINITY)
@@ -43,6 +37,4 @@ UNSUPPORTED(omp_get_place_num_procs_8_, AFFINITY)
 UNSUPPORTED(omp_get_place_proc_ids, AFFINITY)
 UNSUPPORTED(omp_get_place_proc_ids_, AFFINITY)
 UNSUPPORTED(omp_get_place_proc_ids_8_, AFFINITY)
-UNSUPPORTED(omp_set_affinity_format, AFFINITY)
-UNSUPPORTED(omp_set_affinity_format_, AFFINITY)
 
