@@ -354,6 +354,21 @@ tests_integration_rpath_target_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_target_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_target_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+tests_integration_affinity_format_SOURCES = tests/integration/affinity_format.c \
+	tests/integration/lite_check.h
+tests_integration_affinity_format_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_affinity_format_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_affinity_format_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_affinity_format_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_affinity_format_SOURCES = tests/integration/affinity_format.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_affinity_format_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_affinity_format_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_affinity_format_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_affinity_format_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_affinity_format_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 # dlclose: the host has no OpenMP of its own; its plugin, a shared object built by gcc -fopenmp,
 # lies next to it (in rpath/, linked against build/omp-lite).
 tests_integration_dlclose_SOURCES = tests/integration/dlclose.c tests/integration/lite_check.h
@@ -399,6 +414,7 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/tasks tests/integration/rpath/tasks tests/integration/tasks_f \
 	tests/integration/rpath/tasks_f \
 	tests/integration/target tests/integration/rpath/target \
+	tests/integration/affinity_format tests/integration/rpath/affinity_format \
 	tests/integration/dlclose tests/integration/rpath/dlclose
 check_PROGRAMS += $(INTEG_BINARIES)
 
@@ -411,7 +427,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
 	tests/integration/error_directive tests/integration/tasks tests/integration/target \
-	tests/integration/dlclose
+	tests/integration/affinity_format tests/integration/dlclose
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)
