@@ -137,9 +137,18 @@ const struct lite_topo *lite_bind_topology(void);
 /* ---------------------------------------------------------------- format.c */
 
 /* The affinity display of OpenMP 5.2 section 10.2.5 (omp_display_affinity, omp_capture_affinity,
-   OMP_DISPLAY_AFFINITY): expands format (NULL: affinity-format-var) for the calling thread into
-   buf, truncated to size, NUL-terminated; returns the length the full text needs. */
+   OMP_DISPLAY_AFFINITY): expands format (NULL or "": affinity-format-var) for the calling thread
+   into buf, truncated to size, NUL-terminated (nothing written if size is 0); returns the length
+   the full text needs, without the NUL. A malformed format ends the program with a message
+   (exit status 1), as libgomp does. format.c's header comment lists the fields. */
 size_t lite_affinity_capture(char *buf, size_t size, const char *format);
+/* Prints the calling thread's line in affinity-format-var, and a newline, on stderr (one write):
+   what OMP_DISPLAY_AFFINITY=true asks for each thread of a team whose affinity changed. */
+void lite_affinity_display_self(void);
+/* The CPUs set in bits (bit c of bits[c / 64], for c below ncpus) as %A prints them, libgomp's
+   list of numbers and ranges: "0-3,8,10-11". Into buf as lite_affinity_capture writes; returns
+   the length the full text needs. */
+size_t lite_affinity_format_cpus(const uint64_t *bits, unsigned ncpus, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- memory.c (libnuma) */
 

@@ -14,7 +14,6 @@
 #include "internal.h"
 #include "affinity/affinity.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,12 +191,12 @@ void lite_bind_member_slow(struct lite_thread *thr, const struct lite_pool *pool
 void lite_bind_display(struct lite_thread *thr)
 {
   char line[512];
-  size_t len = lite_affinity_capture(line, sizeof line, NULL);
+  lite_affinity_capture(line, sizeof line, NULL);
   if (thr->shown != NULL && strcmp(thr->shown, line) == 0)
     return;
   free(thr->shown);
   thr->shown = strdup(line);
-  fprintf(stderr, "%s%s\n", line, len >= sizeof line ? "..." : "");
+  lite_affinity_display_self();
 }
 
 /* ------------------------------------------------------------------ nearest first */

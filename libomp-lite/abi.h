@@ -505,6 +505,12 @@ LITE_EXPORT int omp_get_place_num(void);
 LITE_EXPORT int omp_get_partition_num_places(void);
 LITE_EXPORT void omp_get_partition_place_nums(int *place_nums);
 
+/* The affinity display (affinity/format.c) */
+LITE_EXPORT void omp_set_affinity_format(const char *format);
+LITE_EXPORT size_t omp_get_affinity_format(char *buffer, size_t size);
+LITE_EXPORT void omp_display_affinity(const char *format);
+LITE_EXPORT size_t omp_capture_affinity(char *buffer, size_t size, const char *format);
+
 /* time.c */
 LITE_EXPORT double omp_get_wtime(void);
 LITE_EXPORT double omp_get_wtick(void);

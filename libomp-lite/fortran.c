@@ -5,8 +5,8 @@
    for INTEGER(8)/LOGICAL(8) arguments (e.g. under -fdefault-integer-8): their values are
    clamped into int's range, as libgomp does, rather than truncated.
 
-   Not here yet, because abi.h does not declare their C routines: the affinity format
-   (omp_set/get_affinity_format_, omp_display_affinity_, omp_capture_affinity_). */
+   CHARACTER arguments come as a pointer, not NUL-terminated, and a hidden length (size_t)
+   appended after all the other arguments; a CHARACTER result buffer is filled up with blanks. */
 #include "lock.h"
 
 #include <limits.h>
@@ -111,6 +111,11 @@ LITE_EXPORT void omp_display_env_(const int32_t *verbose);
 LITE_EXPORT void omp_display_env_8_(const int64_t *verbose);
 LITE_EXPORT int32_t omp_pause_resource_(const int32_t *kind, const int32_t *device_num);
 LITE_EXPORT int32_t omp_pause_resource_all_(const int32_t *kind);
+LITE_EXPORT void omp_set_affinity_format_(const char *format, size_t format_len);
+LITE_EXPORT int32_t omp_get_affinity_format_(char *buffer, size_t buffer_len);
+LITE_EXPORT void omp_display_affinity_(const char *format, size_t format_len);
+LITE_EXPORT int32_t omp_capture_affinity_(char *buffer, const char *format, size_t buffer_len,
+                                          size_t format_len);
 
 static inline int clamp_to_int(int64_t value)
 {
@@ -460,4 +465,84 @@ int32_t omp_pause_resource_(const int32_t *kind, const int32_t *device_num)
 int32_t omp_pause_resource_all_(const int32_t *kind)
 {
   return omp_pause_resource_all((omp_pause_resource_t)*kind);
+}
+
+/* ---------------------------------------------------------------- the affinity format */
+
+/* A Fortran string as a C string: in small if it fits, else in malloc'd memory (the caller frees
+   what is not small). Trailing blanks stay part of it, as libgomp keeps them. */
+static char *c_string(const char *s, size_t len, char *small, size_t small_size)
+{
+  char *c = len < small_size ? small : malloc(len + 1);
+  if (c == NULL)
+    lite_fatal("out of memory for a Fortran string argument (%zu bytes)", len + 1);
+  memcpy(c, s, len);
+  c[len] = '\0';
+  return c;
+}
+
+/* The length of a text as a default INTEGER, for the two functions that return one. */
+static int32_t fortran_length(size_t len) { return len > INT32_MAX ? INT32_MAX : (int32_t)len; }
+
+void omp_set_affinity_format_(const char *format, size_t format_len)
+{
+  char small[256];
+  char *c = c_string(format, format_len, small, sizeof small);
+  omp_set_affinity_format(c);
+  if (c != small)
+    free(c);
+}
+
+/* The format, cut to the buffer or padded with blanks; returns its whole length. */
+int32_t omp_get_affinity_format_(char *buffer, size_t buffer_len)
+{
+  size_t len = omp_get_affinity_format(NULL, 0), got;
+  char *c = NULL;
+  /* Another thread may set a longer format between the two calls: then read again. */
+  do {
+    free(c);
+    c = malloc(len + 1);
+    if (c == NULL)
+      lite_fatal("out of memory for the affinity format (%zu bytes)", len + 1);
+    got = len;
+    len = omp_get_affinity_format(c, got + 1);
+  } while (len > got);
+  size_t n = len < buffer_len ? len : buffer_len;
+  memcpy(buffer, c, n);
+  memset(buffer + n, ' ', buffer_len - n);
+  free(c);
+  return fortran_length(len);
+}
+
+/* An empty format (zero length) stands for affinity-format-var, as NULL does in C. */
+void omp_display_affinity_(const char *format, size_t format_len)
+{
+  char small[256];
+  char *c = format_len > 0 ? c_string(format, format_len, small, sizeof small) : NULL;
+  omp_display_affinity(c);
+  if (c != NULL && c != small)
+    free(c);
+}
+
+/* The text, cut to the buffer (no NUL: Fortran has none) or padded with blanks; returns its
+   whole length. One capture, into room for the C routine's NUL, so that the length and the text
+   agree. */
+int32_t omp_capture_affinity_(char *buffer, const char *format, size_t buffer_len,
+                              size_t format_len)
+{
+  char small_format[256], small_text[512];
+  char *c = format_len > 0 ? c_string(format, format_len, small_format, sizeof small_format)
+                           : NULL;
+  char *text = buffer_len < sizeof small_text ? small_text : malloc(buffer_len + 1);
+  if (text == NULL)
+    lite_fatal("out of memory for an affinity display (%zu bytes)", buffer_len + 1);
+  size_t len = omp_capture_affinity(text, buffer_len + 1, c);
+  size_t n = len < buffer_len ? len : buffer_len;
+  memcpy(buffer, text, n);
+  memset(buffer + n, ' ', buffer_len - n);
+  if (text != small_text)
+    free(text);
+  if (c != NULL && c != small_format)
+    free(c);
+  return fortran_length(len);
 }

@@ -36,7 +36,6 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/critical.c \
 	libomp-lite/lock.c \
 	libomp-lite/time.c \
-	libomp-lite/fortran.c \
-	libomp-lite/unsupported.c
+	libomp-lite/fortran.c
 
 EXTRA_DIST += libomp-lite/libgomp.map

@@ -1,6 +1,7 @@
 ! Fortran on the runtime (gfortran -fopenmp, omp_lib): thread numbers, omp_get_wtime and
 ! omp_get_wtick, simple and nestable locks under contention, a parallel region and a parallel do
-! with reductions, critical, omp_set_num_threads.
+! with reductions, critical, omp_set_num_threads, and the affinity format routines (strings with
+! their hidden lengths: blank padding, truncation, trailing blanks kept as libgomp keeps them).
 program fortran_test
   use omp_lib
   implicit none
@@ -143,9 +144,49 @@ program fortran_test
   !$omp end parallel
   if (crit /= 2000_8 * nt) call fail('critical: wrong count')
 
+  call check_affinity_format()
+
   print '(a, i0, a)', 'fortran_test: OK (', nt, ' threads)'
 
 contains
+
+  subroutine check_affinity_format()
+    character(len=64) :: buf, want
+    character(len=3) :: short
+    character(len=6) :: blanks
+    character(len=2) :: tiny
+    integer :: n, bad
+    n = omp_get_affinity_format(buf)
+    if (n /= 30 .or. buf /= 'level %L thread %i affinity %A') &
+      call fail('omp_get_affinity_format: not the default format')
+    if (buf(31:) /= ' ') call fail('omp_get_affinity_format: not padded with blanks')
+    call omp_set_affinity_format('%n|%L')
+    n = omp_get_affinity_format(buf)
+    if (n /= 5 .or. buf /= '%n|%L') call fail('omp_set/get_affinity_format: no round trip')
+    n = omp_get_affinity_format(short)
+    if (n /= 5 .or. short /= '%n|') call fail('omp_get_affinity_format: wrong truncation')
+    n = omp_capture_affinity(buf, '')
+    if (n /= 3 .or. buf /= '0|0') call fail('omp_capture_affinity with an empty format')
+    n = omp_capture_affinity(buf, '%0.3n!%.3L!%3N!%%!%{nesting_level}')
+    if (n /= 15 .or. buf /= '000!  0!1  !%!0') call fail('omp_capture_affinity: wrong fields')
+    ! A CHARACTER(6) format keeps its trailing blanks: '%n' and four blanks.
+    blanks = '%n'
+    n = omp_capture_affinity(buf, blanks)
+    if (n /= 5 .or. buf /= '0') call fail('omp_capture_affinity: trailing blanks not kept')
+    n = omp_capture_affinity(tiny, 'abcdef')
+    if (n /= 6 .or. tiny /= 'ab') call fail('omp_capture_affinity: wrong truncation')
+    call omp_set_affinity_format('T%n/%N')
+    bad = 0
+    !$omp parallel private(buf, want, n) reduction(+:bad)
+    n = omp_capture_affinity(buf, '')
+    write (want, '(a, i0, a, i0)') 'T', omp_get_thread_num(), '/', omp_get_num_threads()
+    if (buf /= want .or. n /= len_trim(want)) bad = bad + 1
+    !$omp end parallel
+    if (bad /= 0) call fail('omp_capture_affinity in a team: wrong line')
+    call omp_display_affinity('')
+    call omp_display_affinity('fortran_test: omp_display_affinity %n of %N')
+    call omp_set_affinity_format('level %L thread %i affinity %A')
+  end subroutine check_affinity_format
 
   subroutine fail(message)
     character(len=*), intent(in) :: message

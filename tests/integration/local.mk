@@ -369,6 +369,17 @@ tests_integration_rpath_allocators_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_rpath_allocators_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_allocators_LDADD = $(INTEG_LIBS) $(NUMA_LIBS)
 EXTRA_tests_integration_rpath_allocators_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+tests_integration_affinity_format_SOURCES = tests/integration/affinity_format.c \
+tests_integration_affinity_format_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_affinity_format_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_affinity_format_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_affinity_format_LDADD = $(INTEG_LIBS)
+tests_integration_rpath_affinity_format_SOURCES = tests/integration/affinity_format.c \
+tests_integration_rpath_affinity_format_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_affinity_format_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_affinity_format_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_affinity_format_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_affinity_format_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
 # dlclose: the host has no OpenMP of its own; its plugin, a shared object built by gcc -fopenmp,
 # lies next to it (in rpath/, linked against build/omp-lite).
@@ -430,7 +441,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/target tests/integration/rpath/target \
 	tests/integration/dlclose tests/integration/rpath/dlclose tests/integration/binding \
 	tests/integration/rpath/binding tests/integration/allocators \
-	tests/integration/rpath/allocators
+	tests/integration/rpath/allocators tests/integration/affinity_format \
+	tests/integration/rpath/affinity_format
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -442,7 +454,8 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
 	tests/integration/error_directive tests/integration/tasks tests/integration/target \
-	tests/integration/dlclose tests/integration/binding tests/integration/allocators
+	tests/integration/dlclose tests/integration/binding tests/integration/allocators \
+	tests/integration/affinity_format
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

@@ -19,7 +19,7 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive tasks target allocators dlclose binding"
+env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -456,6 +456,26 @@ t_allocators() {
         case_fail "stderr is not one line saying that the block cannot be pinned"
     else
         case_pass
+# The affinity display routines (affinity_format.c): in teams of the default size and of 4; with
+# affinity-format-var from OMP_AFFINITY_FORMAT; with threads bound to places (%A follows each
+# thread's own mask, whoever set it); malformed
+# formats stop the program with one line, as libgomp's do (its wording differs; both name the
+# "affinity format"). OMP_DISPLAY_AFFINITY=false must print nothing of its own.
+t_affinity_format() {
+    case_ok affinity_format
+    case_ok OMP_NUM_THREADS=4 affinity_format
+    case_ok "OMP_AFFINITY_FORMAT=host %H pid %P tid %i cpus %.8A" affinity_format env
+    case_ok "OMP_AFFINITY_FORMAT=%{thread_num}%%" OMP_DISPLAY_AFFINITY=false affinity_format env
+    if lite_route; then
+        case_ok OMP_PROC_BIND=true OMP_PLACES=threads OMP_NUM_THREADS=3 affinity_format
+        case_skip "OMP_PROC_BIND=true OMP_PLACES=threads affinity_format: stock libgomp's %A" \
+            "shows a place, not the thread's mask (seen: 0 for a thread on CPU 1)"
+    local bad
+    for bad in '%0n' '%.n' '%0.n' '%q' '%{bogus}' '%{thread_num'; do
+        case_stops 'affinity format' affinity_format bad "$bad"
+    if lite_route; then
+        case_stops 'affinity format' affinity_format bad '%'
+        case_skip "affinity_format bad %: stock libgomp names the type as a NUL byte"
     fi
 }
 

@@ -2,7 +2,8 @@
 # functions are reachable.
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier tests/unit/test_team \
-	tests/unit/test_site tests/unit/test_tiny tests/unit/test_balance tests/unit/test_memory
+	tests/unit/test_site tests/unit/test_tiny tests/unit/test_balance tests/unit/test_memory \
+	tests/unit/test_format
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS)
@@ -32,4 +33,7 @@ tests_unit_test_balance_LDADD = $(UNIT_LDADD)
 tests_unit_test_memory_SOURCES = tests/unit/test_memory.c
 tests_unit_test_memory_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_memory_LDADD = $(UNIT_LDADD)
+tests_unit_test_format_SOURCES = tests/unit/test_format.c
+tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_format_LDADD = $(UNIT_LDADD)
 endif

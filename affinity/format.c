@@ -1,0 +1,354 @@
+/* The affinity display: OpenMP 5.2 sections 18.3.4-18.3.8 (omp_set_affinity_format,
+   omp_get_affinity_format, omp_display_affinity, omp_capture_affinity) and the format of
+   OMP_AFFINITY_FORMAT / OMP_DISPLAY_AFFINITY (section 21.2.5), with libgomp 12's output where the
+   specification leaves room.
+
+   A field is '%', an optional size, and a type: one letter (%n) or its long name in braces
+   (%{thread_num}). The size is a width in decimal (no leading zero), after "0." (numbers padded
+   with zeros on the left, after a '-' or "0x"; other values with spaces on the left, as libgomp
+   does), after "." (spaces on the left) or alone (spaces on the right). %% is a '%'. Anything
+   else after a '%' (an unknown type or long name, "0" without ".", "0." or "." without a width)
+   ends the program with a message, as libgomp does: a format is written once by the programmer,
+   and a run that cannot print it should not go on as if it had.
+
+   The values, libgomp's:
+     %t team_num, %T num_teams, %L nesting_level, %n thread_num, %N num_threads
+                         omp_get_team_num, omp_get_num_teams, omp_get_level, omp_get_thread_num,
+                         omp_get_num_threads
+     %a ancestor_tnum    omp_get_ancestor_thread_num(omp_get_level() - 1): -1 at level 0
+     %H host             gethostname ("node" if that fails)
+     %P process_id       getpid
+     %i native_thread_id pthread_self() in hex ("0x7f..."), libgomp's native id on Linux (not the
+                         kernel's thread id)
+     %A thread_affinity  the CPUs of the calling thread's affinity mask, as a list of numbers and
+                         ranges: "0-3,8,10-11". libgomp prints the thread's place (or the
+                         process's initial mask when unbound); the thread's own mask is the same
+                         set for a bound thread and what the kernel really applies otherwise. */
+#include "internal.h"
+#include "affinity.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The text being built: what fits goes into buf[0 .. size-1], len counts it all. */
+struct out {
+  char *buf;
+  size_t size;
+  size_t len;
+};
+
+static void grow(struct out *o, size_t n)
+{
+  if (n > SIZE_MAX - 1 - o->len)
+    lite_error_exit("affinity format: the text would be longer than memory");
+  o->len += n;
+}
+
+static void put(struct out *o, const char *s, size_t n)
+{
+  if (o->len < o->size)
+    memcpy(o->buf + o->len, s, n < o->size - o->len ? n : o->size - o->len);
+  grow(o, n);
+}
+
+static void put_repeat(struct out *o, char c, size_t n)
+{
+  if (o->len < o->size)
+    memset(o->buf + o->len, c, n < o->size - o->len ? n : o->size - o->len);
+  grow(o, n);
+}
+
+static void put_str(struct out *o, const char *s) { put(o, s, strlen(s)); }
+
+/* The size part of a field: width 0 means none was given. */
+struct field_size {
+  bool zero;  /* "0.": numbers padded with zeros */
+  bool right; /* "." or "0.": right-justified */
+  size_t width;
+};
+
+/* A value that is text: padded with spaces on the side the size asks for. */
+static void put_padded(struct out *o, const struct field_size *fs, const char *s, size_t n)
+{
+  size_t pad = fs->width > n ? fs->width - n : 0;
+  if (fs->right)
+    put_repeat(o, ' ', pad);
+  put(o, s, n);
+  if (!fs->right)
+    put_repeat(o, ' ', pad);
+}
+
+/* A value that is a number (decimal, perhaps with '-', or hex after "0x"): with "0." the zeros go
+   between the sign or prefix and the digits, as libgomp puts them. */
+static void put_number(struct out *o, const struct field_size *fs, const char *s)
+{
+  size_t n = strlen(s);
+  if (!fs->zero || fs->width <= n) {
+    put_padded(o, fs, s, n);
+    return;
+  }
+  size_t prefix = s[0] == '-' ? 1 : s[0] == '0' && s[1] == 'x' ? 2 : 0;
+  put(o, s, prefix);
+  put_repeat(o, '0', fs->width - n);
+  put(o, s + prefix, n - prefix);
+}
+
+static void put_int(struct out *o, const struct field_size *fs, long value)
+{
+  char s[24];
+  snprintf(s, sizeof s, "%ld", value);
+  put_number(o, fs, s);
+}
+
+/* The CPUs below this are the ones %A can show (the platform layer reads no more). */
+#define MASK_CPUS 1024
+
+static bool cpu_set_in(const uint64_t *bits, unsigned cpu)
+{
+  return bits[cpu / 64] >> (cpu % 64) & 1;
+}
+
+/* The CPUs set in bits as "0-3,8,10-11": a run of two or more as first-last. */
+static void put_cpu_list(struct out *o, const uint64_t *bits, unsigned ncpus)
+{
+  bool first = true;
+  for (unsigned c = 0; c < ncpus; c++) {
+    if (!cpu_set_in(bits, c))
+      continue;
+    unsigned last = c;
+    while (last + 1 < ncpus && cpu_set_in(bits, last + 1))
+      last++;
+    char s[32];
+    if (last > c)
+      snprintf(s, sizeof s, "%s%u-%u", first ? "" : ",", c, last);
+    else
+      snprintf(s, sizeof s, "%s%u", first ? "" : ",", c);
+    put_str(o, s);
+    first = false;
+    c = last;
+  }
+}
+
+size_t lite_affinity_format_cpus(const uint64_t *bits, unsigned ncpus, char *buf, size_t size)
+{
+  struct out o = { buf, size, 0 };
+  put_cpu_list(&o, bits, ncpus);
+  if (size > 0)
+    buf[o.len < size ? o.len : size - 1] = '\0';
+  return o.len;
+}
+
+/* %A: the calling thread's mask, padded on the side the size asks for. */
+static void put_affinity(struct out *o, const struct field_size *fs)
+{
+  uint64_t bits[MASK_CPUS / 64];
+  unsigned ncpus = MASK_CPUS;
+  if (!lite_os_affinity_bitmap(bits, MASK_CPUS)) {
+    /* Unreadable: all online CPUs, libgomp's answer when it knows no set. */
+    ncpus = lite_os_online_cpus();
+    ncpus = ncpus < MASK_CPUS ? ncpus : MASK_CPUS;
+    memset(bits, 0, sizeof bits);
+    for (unsigned c = 0; c < ncpus; c++)
+      bits[c / 64] |= (uint64_t)1 << (c % 64);
+  }
+  /* Measure first (a sink with no room only counts). */
+  struct out measure = { NULL, 0, 0 };
+  put_cpu_list(&measure, bits, ncpus);
+  size_t pad = fs->width > measure.len ? fs->width - measure.len : 0;
+  if (fs->right)
+    put_repeat(o, ' ', pad);
+  put_cpu_list(o, bits, ncpus);
+  if (!fs->right)
+    put_repeat(o, ' ', pad);
+}
+
+static void put_host(struct out *o, const struct field_size *fs)
+{
+  char host[256];
+  if (gethostname(host, sizeof host) != 0)
+    strcpy(host, "node");
+  host[sizeof host - 1] = '\0';
+  put_padded(o, fs, host, strlen(host));
+}
+
+static void put_thread_handle(struct out *o, const struct field_size *fs)
+{
+  _Static_assert(sizeof(pthread_t) <= sizeof(unsigned long), "pthread_t is an integer on Linux");
+  char s[24];
+  snprintf(s, sizeof s, "0x%lx", (unsigned long)pthread_self());
+  put_number(o, fs, s);
+}
+
+static const struct {
+  const char *name;
+  char type;
+} long_names[] = {
+  { "team_num", 't' },    { "num_teams", 'T' },  { "nesting_level", 'L' },
+  { "thread_num", 'n' },  { "num_threads", 'N' }, { "ancestor_tnum", 'a' },
+  { "host", 'H' },        { "process_id", 'P' }, { "native_thread_id", 'i' },
+  { "thread_affinity", 'A' },
+};
+
+/* The type of the field at p ('{' of a long name, or the letter); *end: just after it. */
+static char field_type(const char *p, const char **end)
+{
+  if (*p != '{') {
+    if (*p == '\0')
+      lite_error_exit("affinity format: '%%' at the end of the format, with no field type");
+    *end = p + 1;
+    return *p;
+  }
+  const char *close = strchr(p + 1, '}');
+  if (close == NULL)
+    lite_error_exit("affinity format: unterminated long type name '%s'", p + 1);
+  size_t n = (size_t)(close - (p + 1));
+  for (size_t i = 0; i < sizeof long_names / sizeof long_names[0]; i++)
+    if (strlen(long_names[i].name) == n && memcmp(long_names[i].name, p + 1, n) == 0) {
+      *end = close + 1;
+      return long_names[i].type;
+    }
+  lite_error_exit("affinity format: unsupported long type name '%.*s'", (int)n, p + 1);
+}
+
+/* Reads "[0.|.][width]" at p; returns what follows. */
+static const char *field_size(const char *p, struct field_size *fs)
+{
+  *fs = (struct field_size){ false, false, 0 };
+  if (*p == '0') {
+    fs->zero = true;
+    p++;
+    if (*p != '.')
+      lite_error_exit("affinity format: a leading zero must be followed by '.' (%%0.Nx)");
+  }
+  if (*p == '.') {
+    fs->right = true;
+    p++;
+  }
+  if (*p >= '1' && *p <= '9') {
+    while (*p >= '0' && *p <= '9') {
+      size_t digit = (size_t)(*p - '0');
+      if (fs->width > (SIZE_MAX / 2 - digit) / 10)
+        lite_error_exit("affinity format: field width too large");
+      fs->width = fs->width * 10 + digit;
+      p++;
+    }
+  } else if (fs->zero || fs->right) {
+    lite_error_exit("affinity format: '0.' or '.' must be followed by a field width");
+  }
+  return p;
+}
+
+static void expand(struct out *o, const char *format)
+{
+  const char *p = format;
+  for (;;) {
+    const char *pct = strchr(p, '%');
+    if (pct == NULL) {
+      put_str(o, p);
+      return;
+    }
+    put(o, p, (size_t)(pct - p));
+    p = pct + 1;
+    if (*p == '%') {
+      put(o, "%", 1);
+      p++;
+      continue;
+    }
+    struct field_size fs;
+    p = field_size(p, &fs);
+    char type = field_type(p, &p);
+    switch (type) {
+    case 't': put_int(o, &fs, omp_get_team_num()); break;
+    case 'T': put_int(o, &fs, omp_get_num_teams()); break;
+    case 'L': put_int(o, &fs, omp_get_level()); break;
+    case 'n': put_int(o, &fs, omp_get_thread_num()); break;
+    case 'N': put_int(o, &fs, omp_get_num_threads()); break;
+    case 'a': put_int(o, &fs, omp_get_ancestor_thread_num(omp_get_level() - 1)); break;
+    case 'H': put_host(o, &fs); break;
+    case 'P': put_int(o, &fs, (long)getpid()); break;
+    case 'i': put_thread_handle(o, &fs); break;
+    case 'A': put_affinity(o, &fs); break;
+    default:
+      lite_error_exit("affinity format: unsupported field type '%c'", type);
+    }
+  }
+}
+
+/* affinity-format-var. lite_env.affinity_format holds it (env.c sets it from OMP_AFFINITY_FORMAT
+   before any thread starts); omp_set_affinity_format replaces the pointer with a copy, atomically,
+   and leaves the old string allocated: another thread may be expanding it, and env.c's
+   omp_display_env reads it without a lock. A program that sets the format in a loop leaks one
+   string a call (libgomp reallocates in place instead, unsafely for concurrent readers). */
+static const char *current_format(void)
+{
+  return __atomic_load_n(&lite_env.affinity_format, __ATOMIC_ACQUIRE);
+}
+
+static void set_format(const char *format, size_t len)
+{
+  const char *old = current_format();
+  if (strlen(old) == len && memcmp(old, format, len) == 0)
+    return;
+  char *copy = malloc(len + 1);
+  if (copy == NULL)
+    lite_fatal("out of memory for the affinity format (%zu bytes)", len + 1);
+  memcpy(copy, format, len);
+  copy[len] = '\0';
+  __atomic_store_n(&lite_env.affinity_format, copy, __ATOMIC_RELEASE);
+}
+
+size_t lite_affinity_capture(char *buf, size_t size, const char *format)
+{
+  struct out o = { buf, size, 0 };
+  expand(&o, format != NULL && *format != '\0' ? format : current_format());
+  if (size > 0)
+    buf[o.len < size ? o.len : size - 1] = '\0';
+  return o.len;
+}
+
+/* One line on stderr, written with one call so that the lines of several threads do not mix. */
+static void display(const char *format)
+{
+  char small[512];
+  size_t len = lite_affinity_capture(small, sizeof small, format);
+  char *line = small;
+  if (len >= sizeof small) {
+    line = malloc(len + 1);
+    if (line == NULL)
+      lite_fatal("out of memory for an affinity display line (%zu bytes)", len + 1);
+    lite_affinity_capture(line, len + 1, format);
+  }
+  line[len] = '\n';
+  fwrite(line, 1, len + 1, stderr);
+  if (line != small)
+    free(line);
+}
+
+void lite_affinity_display_self(void) { display(NULL); }
+
+/* ---------------------------------------------------------------- the C API */
+
+void omp_set_affinity_format(const char *format) { set_format(format, strlen(format)); }
+
+size_t omp_get_affinity_format(char *buffer, size_t size)
+{
+  const char *format = current_format();
+  size_t len = strlen(format);
+  if (size > 0) {
+    size_t n = len < size ? len : size - 1;
+    memcpy(buffer, format, n);
+    buffer[n] = '\0';
+  }
+  return len;
+}
+
+void omp_display_affinity(const char *format) { display(format); }
+
+size_t omp_capture_affinity(char *buffer, size_t size, const char *format)
+{
+  return lite_affinity_capture(buffer, size, format);
+}
