@@ -100,12 +100,15 @@ struct lite_member_place {
 
 /* The OpenMP 5.2 assignment (section 10.1.3) of a team of nthreads members to places, for the
    policy bind (primary/master, close, spread; true is close, as in libgomp), when the
-   encountering thread runs on place `primary` of its partition `part`. out[k] is member k's,
-   out[0] the primary thread's own. For T > P each place gets floor(T/P) members and the first
-   T mod P places one more. spread with T <= P cuts the partition into T runs of consecutive
-   places from its first place on (the first P mod T runs one place longer); the primary thread
-   keeps its place and gets the run that holds it, the next members take the first place of the
-   following runs, wrapping around. */
+   encountering thread runs on place `primary` (a place number, like out[].place: an index into
+   the place list, part.lo <= primary < part.lo + part.len) of its partition `part`. out[k] is
+   member k's, out[0] the primary thread's own. For T > P each place gets floor(T/P) members
+   with consecutive member numbers, and the first T mod P places, in the order visited from the
+   primary thread's place on, one more. spread with T <= P cuts the partition into T runs of
+   consecutive places from its first place on (the first P mod T runs one place longer); the
+   primary thread keeps its place and gets the run that holds it, the next members take the first
+   place of the following runs, wrapping around. false (or a primary outside part) puts every
+   member on the primary thread's place, as primary does. */
 void lite_partition_assign(omp_proc_bind_t bind, struct lite_partition part, unsigned primary,
                            unsigned nthreads, struct lite_member_place *out);
 
