@@ -2,4 +2,5 @@
 # the assignment of team members to places.
 libomp_lite_internal_la_SOURCES += \
 	affinity/affinity.h \
+	affinity/topology.c \
 	affinity/partition.c
