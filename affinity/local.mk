@@ -3,4 +3,5 @@
 libomp_lite_internal_la_SOURCES += \
 	affinity/affinity.h \
 	affinity/topology.c \
+	affinity/places.c \
 	affinity/partition.c
