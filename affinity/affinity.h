@@ -24,13 +24,18 @@ struct lite_topo {
   unsigned ncpus;
   struct lite_topo_cpu *cpus;
   int max_os;                       /* the largest os number of the machine, mask or not */
+  int *slot_of_os;                  /* [0 .. max_os]: the index in cpus of that os number, or -1 */
 };
 
 /* Reads a topology. desc NULL: this machine, restricted to the CPUs this process may use (its
    affinity mask and cgroup cpuset). Otherwise a synthetic description (hwloc syntax, such as
    "pack:2 numa:2 core:8 pu:2") or, if desc names a readable file, an XML export; allowed (a
    list of nallowed os numbers), if given, restricts it as a process mask would. Returns false
-   (and leaves *t empty) if hwloc cannot load it. */
+   (and leaves *t empty) if hwloc cannot load it. In a synthetic topology the os numbers are
+   hwloc's: the logical order (0, 1, 2, ...) unless the description gives them, as in
+   "core:4 pu:2(indexes=0,4,1,5,2,6,3,7)". For this machine it never fails: without hwloc it
+   falls back to the kernel's affinity mask (core = os, every other id 0). A PU that hwloc puts
+   in no Core object counts as a core of its own. */
 bool lite_topo_load(struct lite_topo *t, const char *desc, const int *allowed, unsigned nallowed);
 void lite_topo_free(struct lite_topo *t);
 /* The entry of os CPU number cpu, or NULL if the process may not use it. */
@@ -72,7 +77,9 @@ struct lite_place_list {
    {0:4}, {0:4}:8:4, exclusion with '!'). CPUs the topology does not hold (outside the process's
    mask) are taken out of their places, and places left empty are dropped: one warning if that
    happened. Returns false with *out empty on a syntax error (after one warning naming the
-   variable and its value) or when no place is left (one warning: threads run unbound). */
+   variable and its value) or when no place is left (one warning: threads run unbound); value
+   NULL: false, no warning. Abstract places come in hwloc's logical order; excluding a CPU or a
+   place that is not there is an error, as in libgomp. See places.c for the finer choices. */
 bool lite_places_parse(const char *value, const struct lite_topo *t, struct lite_place_list *out);
 /* GOMP_CPU_AFFINITY: a list of CPUs and ranges ("0 3 1-2 4-15:2", separated by spaces or
    commas), one place per CPU, in the order given, as libgomp makes them. The same rules. */
@@ -81,8 +88,10 @@ bool lite_places_parse_gomp_cpu_affinity(const char *value, const struct lite_to
 /* The default place list when binding is asked for and no list is given: cores. */
 bool lite_places_default(const struct lite_topo *t, struct lite_place_list *out);
 void lite_places_free(struct lite_place_list *list);
-/* Writes the list in OMP_DISPLAY_ENV's shape: "{0,1},{2,3}" (runs of 3 or more as {0:4}).
-   Returns the length it needed, as snprintf does. */
+/* Writes the list in OMP_DISPLAY_ENV's shape, libgomp's: places separated by commas, a run of two
+   or more consecutive CPUs as first:count, as in "{0:2},{2:2}" or "{0,4},{1:2,5}". buf is
+   NUL-terminated when size > 0 (truncated if need be); returns the length the whole text needs,
+   as snprintf does. */
 size_t lite_places_format(const struct lite_place_list *list, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- partition.c */
@@ -100,12 +109,15 @@ struct lite_member_place {
 
 /* The OpenMP 5.2 assignment (section 10.1.3) of a team of nthreads members to places, for the
    policy bind (primary/master, close, spread; true is close, as in libgomp), when the
-   encountering thread runs on place `primary` of its partition `part`. out[k] is member k's,
-   out[0] the primary thread's own. For T > P each place gets floor(T/P) members and the first
-   T mod P places one more. spread with T <= P cuts the partition into T runs of consecutive
-   places from its first place on (the first P mod T runs one place longer); the primary thread
-   keeps its place and gets the run that holds it, the next members take the first place of the
-   following runs, wrapping around. */
+   encountering thread runs on place `primary` (a place number, like out[].place: an index into
+   the place list, part.lo <= primary < part.lo + part.len) of its partition `part`. out[k] is
+   member k's, out[0] the primary thread's own. For T > P each place gets floor(T/P) members
+   with consecutive member numbers, and the first T mod P places, in the order visited from the
+   primary thread's place on, one more. spread with T <= P cuts the partition into T runs of
+   consecutive places from its first place on (the first P mod T runs one place longer); the
+   primary thread keeps its place and gets the run that holds it, the next members take the first
+   place of the following runs, wrapping around. false (or a primary outside part) puts every
+   member on the primary thread's place, as primary does. */
 void lite_partition_assign(omp_proc_bind_t bind, struct lite_partition part, unsigned primary,
                            unsigned nthreads, struct lite_member_place *out);
 

@@ -1,4 +1,12 @@
-# affinity: filled in by its issue.
-libomp_lite_internal_la_SOURCES += affinity/affinity.h affinity/bind.c affinity/place_api.c
-libomp_lite_internal_la_SOURCES += affinity/memory.c
-libomp_lite_internal_la_SOURCES += affinity/format.c
+# affinity: the machine's topology (hwloc), the place list (OMP_PLACES, GOMP_CPU_AFFINITY), the
+# assignment of team members to places, binding at run time and the place routines, the affinity
+# format, and NUMA memory (libnuma).
+libomp_lite_internal_la_SOURCES += \
+	affinity/affinity.h \
+	affinity/topology.c \
+	affinity/places.c \
+	affinity/partition.c \
+	affinity/bind.c \
+	affinity/place_api.c \
+	affinity/format.c \
+	affinity/memory.c

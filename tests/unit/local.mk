@@ -3,7 +3,7 @@
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier tests/unit/test_team \
 	tests/unit/test_site tests/unit/test_tiny tests/unit/test_balance tests/unit/test_memory \
-	tests/unit/test_format
+	tests/unit/test_format tests/unit/test_topology tests/unit/test_places tests/unit/test_partition
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS)
@@ -36,4 +36,13 @@ tests_unit_test_memory_LDADD = $(UNIT_LDADD)
 tests_unit_test_format_SOURCES = tests/unit/test_format.c
 tests_unit_test_format_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_format_LDADD = $(UNIT_LDADD)
+tests_unit_test_topology_SOURCES = tests/unit/test_topology.c
+tests_unit_test_topology_CFLAGS = $(UNIT_CFLAGS) $(HWLOC_CFLAGS)
+tests_unit_test_topology_LDADD = $(UNIT_LDADD) $(HWLOC_LIBS)
+tests_unit_test_places_SOURCES = tests/unit/test_places.c
+tests_unit_test_places_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_places_LDADD = $(UNIT_LDADD)
+tests_unit_test_partition_SOURCES = tests/unit/test_partition.c
+tests_unit_test_partition_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_partition_LDADD = $(UNIT_LDADD)
 endif
