@@ -140,6 +140,9 @@ struct lite_bind_key {
   unsigned nthreads;
 };
 
+/* At load, before the environment is read: records the CPUs the process started with, and
+   returns how many. */
+unsigned lite_bind_process_init(void);
 /* At load, after the environment: decides whether threads are bound, makes the place list,
    and binds the initial thread to place 0. */
 void lite_bind_init(void);

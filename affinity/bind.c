@@ -68,13 +68,17 @@ static void bind_to_place(int tid, unsigned place)
   lite_os_bind_thread(tid, p->cpus, p->ncpus);
 }
 
-void lite_bind_init(void)
+unsigned lite_bind_process_init(void)
 {
   unsigned cap = lite_os_max_cpus();
   lite_binding.process_cpus = malloc(cap * sizeof *lite_binding.process_cpus);
-  if (lite_binding.process_cpus == NULL)
-    return;
-  lite_binding.nprocess = lite_os_process_cpus(lite_binding.process_cpus, cap);
+  if (lite_binding.process_cpus != NULL)
+    lite_binding.nprocess = lite_os_process_cpus(lite_binding.process_cpus, cap);
+  return lite_binding.nprocess > 0 ? lite_binding.nprocess : lite_os_affinity_cpus();
+}
+
+void lite_bind_init(void)
+{
   if (!bind_requested() || lite_binding.nprocess == 0)
     return;
   const struct lite_topo *t = lite_bind_topology();

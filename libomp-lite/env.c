@@ -756,7 +756,11 @@ static const char *process_getenv(const char *name) { return getenv(name); }
 
 void lite_env_init(void)
 {
-  lite_env_parse(&lite_env, process_getenv, lite_os_available_cpus());
+  /* The default team follows the CPUs the process started with (a stock libgomp loaded beside
+     us may have pinned the initial thread since: affinity/bind.c), capped by the cgroup quota. */
+  unsigned ncpus = lite_bind_process_init();
+  unsigned quota = lite_os_cgroup_cpu_quota("/sys/fs/cgroup");
+  lite_env_parse(&lite_env, process_getenv, quota > 0 && quota < ncpus ? quota : ncpus);
   lite_bind_init();
   if (lite_env.display_env != 0)
     lite_env_display(lite_env.display_env == 2);

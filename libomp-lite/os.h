@@ -54,10 +54,9 @@ unsigned lite_os_thread_cpus(int tid, int *cpus, unsigned cap);
 bool lite_os_bind_thread(int tid, const int *cpus, unsigned n);
 /* An upper bound of CPU numbers + 1 (the size of the lists above). */
 unsigned lite_os_max_cpus(void);
-/* The CPUs this process may use, as it started. Under LD_PRELOAD the stock libgomp is loaded too,
-   and with OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY set its constructor pins the initial
-   thread to its first place, possibly before libomp-lite's runs: then the mask is rebuilt from
-   what the stock libgomp reports (its CPU count and places). */
+/* The CPUs this process may use, as it started: the loading thread's mask when libomp-lite was
+   loaded, before any constructor ran (under LD_PRELOAD the stock libgomp's constructor, which
+   runs first, may pin the initial thread). */
 unsigned lite_os_process_cpus(int *cpus, unsigned cap);
 /* Whether the calling thread's mask is exactly the place the stock libgomp pinned it to, and
    narrower than the process's. */

@@ -265,43 +265,6 @@ int lite_os_thread_start(pthread_t *thread, size_t stacksize, void *(*fn)(void *
   return err;
 }
 
-/* The CPUs this process's cgroup may use (cgroup v2 cpuset.cpus.effective, "0-3,8" syntax),
-   or every online CPU when that file is not there. */
-static void process_cpuset(cpu_set_t *set)
-{
-  CPU_ZERO(set);
-  char *path = own_cgroup_path();
-  char file[PATH_MAX];
-  FILE *f = NULL;
-  if (path != NULL) {
-    snprintf(file, sizeof file, "/sys/fs/cgroup%s/cpuset.cpus.effective", path);
-    f = fopen(file, "r");
-    free(path);
-  }
-  if (f != NULL) {
-    unsigned lo, hi;
-    int n;
-    char sep;
-    while ((n = fscanf(f, "%u%c", &lo, &sep)) >= 1) {
-      hi = lo;
-      if (n == 2 && sep == '-') {
-        if (fscanf(f, "%u%c", &hi, &sep) < 1)
-          break;
-      }
-      for (unsigned c = lo; c <= hi && c < CPU_SETSIZE; c++)
-        CPU_SET(c, set);
-      if (sep != ',')
-        break;
-    }
-    fclose(f);
-  }
-  if (CPU_COUNT(set) == 0) {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < online && c < CPU_SETSIZE; c++)
-      CPU_SET(c, set);
-  }
-}
-
 /* Masks as lists of CPU numbers: the affinity code never sees a cpu_set_t. Sized for the
    machine's configured CPUs, at least CPU_SETSIZE. */
 static size_t mask_cpus(void)
@@ -417,27 +380,48 @@ bool lite_os_stock_pinned_self(void)
   return pinned;
 }
 
+/* The calling thread's mask when the dynamic linker loaded libomp-lite, before any library's
+   constructor ran. Under LD_PRELOAD the stock libgomp is loaded too, and with a binding variable
+   set its constructor pins the initial thread to its first place; it runs before ours (the
+   dynamic linker initialises the preloaded library after the program's own libraries), and it
+   may even pin outside a taskset mask (GOMP_CPU_AFFINITY=0-1 under taskset -c 1 went to CPU 0).
+   Relocation comes before every constructor, so an IFUNC resolver, which the dynamic linker
+   calls while it relocates libomp-lite, sees the mask the process started with. It makes the
+   system call itself: libc may not be initialised yet. */
+#define LOAD_MASK_WORDS 128 /* 8192 CPUs */
+static uint64_t load_mask[LOAD_MASK_WORDS];
+static long load_mask_bytes; /* what the kernel wrote; 0: not recorded */
+
+static long raw_sched_getaffinity(void *mask, unsigned long size)
+{
+  long ret;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"((long)SYS_sched_getaffinity), "D"(0L), "S"(size), "d"(mask)
+                   : "rcx", "r11", "memory");
+  return ret;
+}
+
+static void load_probe_done(void) {}
+
+static void (*resolve_load_probe(void))(void)
+{
+  long bytes = raw_sched_getaffinity(load_mask, sizeof load_mask);
+  load_mask_bytes = bytes > 0 ? bytes : 0;
+  return load_probe_done;
+}
+
+void lite_os_load_probe(void) __attribute__((ifunc("resolve_load_probe")));
+/* The address taken here makes the linker resolve the IFUNC at load time (IRELATIVE). */
+void (*const lite_os_load_probe_ref)(void) = lite_os_load_probe;
+
 unsigned lite_os_process_cpus(int *cpus, unsigned cap)
 {
-  unsigned n = lite_os_thread_cpus(0, cpus, cap);
-  /* Under LD_PRELOAD the stock libgomp is loaded too, and when a binding variable is set its
-     constructor, which may run before ours, pins the initial thread to its first place. It
-     still knows the mask it started from: its omp_get_num_procs counts it, and its places lie
-     inside it. */
-  struct stock_places s;
-  if (n == 0 || !find_stock(&s) || !lite_os_stock_pinned_self())
-    return n;
-  int before = s.num_procs();
-  unsigned m = 0;
-  for (int p = 0; p < s.num_places(); p++)
-    m = add_stock_place(&s, p, cpus, m, cap);
-  if ((int)m == before)
-    return m;
-  /* Its places cover only part of that mask (OMP_PLACES named a subset): the cgroup's CPU set
-     is the mask when the counts agree. Otherwise the best knowledge is its places. */
-  cpu_set_t all;
-  process_cpuset(&all);
-  if (CPU_COUNT(&all) == before)
-    return set_to_list(&all, sizeof all, CPU_SETSIZE, cpus, cap);
-  return m > 0 ? m : lite_os_thread_cpus(0, cpus, cap);
+  if (load_mask_bytes == 0)
+    return lite_os_thread_cpus(0, cpus, cap);
+  unsigned n = 0;
+  for (unsigned c = 0; c < (unsigned)load_mask_bytes * 8 && n < cap; c++)
+    if (load_mask[c / 64] >> (c % 64) & 1)
+      cpus[n++] = (int)c;
+  return n;
 }
