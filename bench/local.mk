@@ -1,5 +1,6 @@
 # Benchmarks: EPCC-style construct overheads (syncbench), loop schedules and loop shapes
-# (loopbench), explicit tasks (taskbench) and a small time-stepping stencil, built with the stock
+# (loopbench), explicit tasks (taskbench), a small time-stepping stencil and the reuse of static
+# blocks across regions, bound and unbound (reuse), built with the stock
 # gcc -fopenmp against the system libgomp, and run side by side under libgomp, LLVM libomp and
 # libomp-lite by bench/run-bench (`make bench`). See docs/benchmarks.md.
 #
@@ -8,7 +9,8 @@ bench_cpp_flags = -D_GNU_SOURCE
 bench_c_flags = $(AM_CFLAGS) -O2 -fopenmp
 bench_ld_flags = -fopenmp
 
-noinst_PROGRAMS += bench/syncbench bench/loopbench bench/taskbench bench/stencil bench/floor
+noinst_PROGRAMS += bench/syncbench bench/loopbench bench/taskbench bench/stencil bench/floor \
+	bench/reuse
 
 bench_syncbench_SOURCES = bench/syncbench.c bench/benchutil.c bench/benchutil.h
 bench_syncbench_CPPFLAGS = $(bench_cpp_flags)
@@ -34,6 +36,14 @@ bench_stencil_CFLAGS = $(bench_c_flags)
 bench_stencil_LDFLAGS = $(bench_ld_flags)
 bench_stencil_LDADD = -lm -ldl
 
+# reuse: static blocks that stay in each core's L2 across 2000 regions, with OMP_PROC_BIND=close
+# OMP_PLACES=cores and unbound (the binding rows)
+bench_reuse_SOURCES = bench/reuse.c bench/benchutil.c bench/benchutil.h
+bench_reuse_CPPFLAGS = $(bench_cpp_flags)
+bench_reuse_CFLAGS = $(bench_c_flags)
+bench_reuse_LDFLAGS = $(bench_ld_flags)
+bench_reuse_LDADD = -ldl
+
 # floor: the hardware's cache-line round trip between two CPUs (pthreads, no OpenMP)
 bench_floor_SOURCES = bench/floor.c bench/benchutil.c bench/benchutil.h
 bench_floor_CPPFLAGS = $(bench_cpp_flags)
@@ -52,7 +62,7 @@ BENCH_RUN = LIBGOMP_SO='$(LIBGOMP_SO)' LLVM_LIBOMP_SO='$(LLVM_LIBOMP_SO)' \
 	LITE_SO='$(abs_top_builddir)/.libs/libomp-lite.so.0' \
 	bash $(top_srcdir)/bench/run-bench --bindir $(top_builddir)/bench --out bench-raw.txt
 BENCH_DEPS = bench/syncbench$(EXEEXT) bench/loopbench$(EXEEXT) bench/taskbench$(EXEEXT) \
-	bench/stencil$(EXEEXT) bench/floor$(EXEEXT) libomp-lite.la
+	bench/stencil$(EXEEXT) bench/floor$(EXEEXT) bench/reuse$(EXEEXT) libomp-lite.la
 
 bench: $(BENCH_DEPS)
 	$(BENCH_RUN) $(BENCH_FLAGS)
