@@ -236,7 +236,6 @@ static void check_nested(int t)
 
 int main(int argc, char **argv)
 {
-    lite_test_name = "binding";
     int first = 1;
     if (argc > 2 && strcmp(argv[1], "--mask") == 0) {
         if (getenv("BINDING_RESTARTED") == NULL) {
@@ -250,7 +249,7 @@ int main(int argc, char **argv)
         }
         first = 3;
     }
-    lite_check_init();
+    lite_check_runtime("binding", (const void *)omp_get_num_places);
     const char *restarted = getenv("BINDING_RESTARTED");
     if (restarted != NULL)
         parse_cpus(restarted, &process);

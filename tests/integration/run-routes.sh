@@ -456,6 +456,9 @@ t_allocators() {
         case_fail "stderr is not one line saying that the block cannot be pinned"
     else
         case_pass
+    fi
+}
+
 # The affinity display routines (affinity_format.c): in teams of the default size and of 4; with
 # affinity-format-var from OMP_AFFINITY_FORMAT; with threads bound to places (%A follows each
 # thread's own mask, whoever set it); malformed
@@ -468,13 +471,17 @@ t_affinity_format() {
     case_ok "OMP_AFFINITY_FORMAT=%{thread_num}%%" OMP_DISPLAY_AFFINITY=false affinity_format env
     if lite_route; then
         case_ok OMP_PROC_BIND=true OMP_PLACES=threads OMP_NUM_THREADS=3 affinity_format
+    else
         case_skip "OMP_PROC_BIND=true OMP_PLACES=threads affinity_format: stock libgomp's %A" \
             "shows a place, not the thread's mask (seen: 0 for a thread on CPU 1)"
+    fi
     local bad
     for bad in '%0n' '%.n' '%0.n' '%q' '%{bogus}' '%{thread_num'; do
         case_stops 'affinity format' affinity_format bad "$bad"
+    done
     if lite_route; then
         case_stops 'affinity format' affinity_format bad '%'
+    else
         case_skip "affinity_format bad %: stock libgomp names the type as a NUL byte"
     fi
 }
