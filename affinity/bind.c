@@ -174,7 +174,6 @@ void lite_bind_team_slow(struct lite_thread *thr, struct lite_pool *pool, unsign
     /* Workers compare it with the one they last applied; 0 means never bound. */
     pool->bind_gen = pool->bind_gen + 1 != 0 ? pool->bind_gen + 1 : 1;
   }
-  thr->partition = pool->assign[0].partition;
 }
 
 void lite_bind_member_slow(struct lite_thread *thr, const struct lite_pool *pool, unsigned id)

@@ -377,7 +377,7 @@ void lite_bind_thread_init(struct lite_thread *thr);
 /* Before the first team: undoes the stock libgomp's pinning of the initial thread. */
 void lite_bind_first_team(struct lite_thread *thr);
 /* The leader of a new team of n (flags: GOMP_parallel's, proc_bind in the low bits) works out
-   the members' places, and takes its own partition. */
+   the members' places (each member, the leader too, takes its own as it starts). */
 void lite_bind_team_slow(struct lite_thread *thr, struct lite_pool *pool, unsigned n,
                          unsigned flags);
 static inline void lite_bind_team(struct lite_thread *thr, struct lite_pool *pool, unsigned n,
