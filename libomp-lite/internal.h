@@ -429,7 +429,8 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
 void lite_team_join(struct lite_thread *thr);
 /* A team without workers, in caller-provided storage: a serialised region (nthreads 1), or a
    combined loop so small that thread 0 runs all of it (nthreads as requested, barriers empty). */
-void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads);
+void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads,
+                            unsigned flags);
 void lite_team_leave_serial(struct lite_thread *thr);
 
 /* In a fork() child: no other thread of the parent is in a team any more. */

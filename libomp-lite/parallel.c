@@ -7,10 +7,10 @@
 #include <stdlib.h>
 
 /* A team of one: its worksharing construct, if any, is set up in the thread's own entry. */
-static void enter_serial(struct lite_thread *thr, struct lite_team *team, lite_ws_setup_fn setup,
-                         void *arg)
+static void enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned flags,
+                         lite_ws_setup_fn setup, void *arg)
 {
-  lite_team_enter_serial(thr, team, 1);
+  lite_team_enter_serial(thr, team, 1, flags);
   if (setup != NULL) {
     bool first;
     struct lite_ws *ws = lite_ws_begin(thr, &first);
@@ -33,7 +33,7 @@ unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
     return n;
   }
   struct lite_team serial;
-  enter_serial(thr, &serial, setup, arg);
+  enter_serial(thr, &serial, flags, setup, arg);
   fn(data);
   lite_team_leave_serial(thr);
   return 1;
@@ -50,7 +50,7 @@ void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, u
   struct lite_team *serial = malloc(sizeof *serial);
   if (serial == NULL)
     lite_fatal("out of memory starting a parallel region");
-  enter_serial(thr, serial, setup, arg);
+  enter_serial(thr, serial, flags, setup, arg);
 }
 
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)

@@ -18,7 +18,7 @@ static void setup_combined(struct lite_ws *ws, void *arg)
    the calling thread, as thread 0 of a team of the requested size whose other members have no
    iterations and so need not wake: they would only find the loop empty. A static schedule fixes
    which thread runs which iteration, so it never takes this path. */
-static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads,
+static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          struct combined_loop *loop)
 {
   if (loop->req.kind == LITE_SCHED_STATIC || loop->req.monotonic)
@@ -29,7 +29,7 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads,
       !lite_site_is_tiny(loop->req.site, n, lite_iter_count_long(loop->start, loop->end, loop->incr)))
     return false;
   struct lite_team team;
-  lite_team_enter_serial(thr, &team, n);
+  lite_team_enter_serial(thr, &team, n, flags);
   bool first;
   struct lite_ws *ws = lite_ws_begin(thr, &first);
   ws->nthreads = n;
@@ -48,7 +48,7 @@ static void run(void (*fn)(void *), void *data, unsigned num_threads, long start
   struct combined_loop loop = {start, end, incr,
                                {kind, monotonic, false, req_chunk, (void *)fn, false}};
   if (blocking) {
-    if (!run_unshared(fn, data, num_threads, &loop))
+    if (!run_unshared(fn, data, num_threads, flags, &loop))
       lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
   } else {
     lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
@@ -65,7 +65,7 @@ static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, lo
   if (nonmonotonic)
     loop.req.monotonic = false;
   if (blocking) {
-    if (!run_unshared(fn, data, num_threads, &loop))
+    if (!run_unshared(fn, data, num_threads, flags, &loop))
       lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
   } else {
     lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);

@@ -99,9 +99,14 @@ static unsigned reserve_threads(unsigned limit, unsigned n)
 }
 
 /* ICVs of the implicit tasks of a new region at `level`, from the encountering task's. */
-static void child_icv(struct lite_icv *child, const struct lite_icv *parent, unsigned level)
+static void child_icv(struct lite_icv *child, const struct lite_icv *parent, unsigned level,
+                      unsigned flags)
 {
   *child = *parent;
+  /* A proc_bind clause (the low bits of flags) becomes the region's bind-var, as in libgomp,
+     unless binding is off or OMP_PROC_BIND names this level. */
+  if (lite_unlikely((flags & 7) != 0) && parent->bind != omp_proc_bind_false)
+    child->bind = (omp_proc_bind_t)(flags & 7);
   if (level < lite_env.nthreads_list_len)
     child->nthreads = lite_env.nthreads_list[level];
   if (level < lite_env.bind_list_len)
@@ -429,7 +434,8 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->partition = team->saved_partition;
 }
 
-static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads)
+static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads,
+                          unsigned flags)
 {
   struct lite_team *parent = thr->team;
   unsigned level = parent != NULL ? parent->level : 0;
@@ -449,7 +455,7 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
   }
   LITE_SET_IF_CHANGED(team->reduction_group, group);
   struct lite_icv icv;
-  child_icv(&icv, &thr->icv, level + 1);
+  child_icv(&icv, &thr->icv, level + 1, flags);
   if (memcmp(&icv, &team->icv, sizeof icv) != 0)
     team->icv = icv;
 }
@@ -478,7 +484,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   atomic_store_explicit(&pool->desc_gen, next_gen, memory_order_relaxed);
   atomic_thread_fence(memory_order_release);
   struct lite_team *team = &pool->team_storage;
-  describe_team(team, thr, n);
+  describe_team(team, thr, n, flags);
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed))) {
     atomic_store(&team->cancelled, false);
     atomic_fetch_and(&pool->release, LITE_EPOCH_MASK);
@@ -558,10 +564,11 @@ void lite_team_join(struct lite_thread *thr)
   leave_team(thr, team);
 }
 
-void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads)
+void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads,
+                            unsigned flags)
 {
   memset(&team->icv, 0, sizeof team->icv);
-  describe_team(team, thr, nthreads);
+  describe_team(team, thr, nthreads, flags);
   team->pool = NULL;
   atomic_init(&team->single_ticket, 0);
   atomic_init(&team->cancelled, false);

@@ -369,12 +369,16 @@ tests_integration_rpath_allocators_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_rpath_allocators_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_allocators_LDADD = $(INTEG_LIBS) $(NUMA_LIBS)
 EXTRA_tests_integration_rpath_allocators_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 tests_integration_affinity_format_SOURCES = tests/integration/affinity_format.c \
+	tests/integration/lite_check.h
 tests_integration_affinity_format_CPPFLAGS = $(INTEG_CPP_FLAGS)
 tests_integration_affinity_format_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_affinity_format_LDFLAGS = $(INTEG_LINK_FLAGS)
 tests_integration_affinity_format_LDADD = $(INTEG_LIBS)
+
 tests_integration_rpath_affinity_format_SOURCES = tests/integration/affinity_format.c \
+	tests/integration/lite_check.h
 tests_integration_rpath_affinity_format_CPPFLAGS = $(INTEG_CPP_FLAGS)
 tests_integration_rpath_affinity_format_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_rpath_affinity_format_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
