@@ -392,6 +392,11 @@ bool lite_os_stock_pinned_self(void)
 static uint64_t load_mask[LOAD_MASK_WORDS];
 static long load_mask_bytes; /* what the kernel wrote; 0: not recorded */
 
+/* Not under ThreadSanitizer: its instrumented resolver would run before the sanitizer's runtime
+   is set up, and crashed every program. That build is used as libgomp.so.1 alone, where no stock
+   libgomp pins anything, and the mask read at the first call is right. */
+#ifndef __SANITIZE_THREAD__
+
 static long raw_sched_getaffinity(void *mask, unsigned long size)
 {
   long ret;
@@ -414,6 +419,7 @@ static void (*resolve_load_probe(void))(void)
 void lite_os_load_probe(void) __attribute__((ifunc("resolve_load_probe")));
 /* The address taken here makes the linker resolve the IFUNC at load time (IRELATIVE). */
 void (*const lite_os_load_probe_ref)(void) = lite_os_load_probe;
+#endif
 
 unsigned lite_os_process_cpus(int *cpus, unsigned cap)
 {
