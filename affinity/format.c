@@ -20,10 +20,12 @@
      %P process_id       getpid
      %i native_thread_id pthread_self() in hex ("0x7f..."), libgomp's native id on Linux (not the
                          kernel's thread id)
-     %A thread_affinity  the CPUs of the calling thread's affinity mask, as a list of numbers and
-                         ranges: "0-3,8,10-11". libgomp prints the thread's place (or the
-                         process's initial mask when unbound); the thread's own mask is the same
-                         set for a bound thread and what the kernel really applies otherwise. */
+     %A thread_affinity  the CPUs the calling thread may run on, as a list of numbers and ranges:
+                         "0-3,8,10-11": its place when bound, else the CPUs the process started
+                         with, as libgomp prints it. Not the thread's mask of the moment: the
+                         oversubscription balancer (balance.c) and the co-location mend (wait.c)
+                         narrow an unbound thread's mask to one CPU for a few µs, and a display
+                         that caught one showed "1" for a thread free to run on "0-1". */
 #include "internal.h"
 #include "affinity.h"
 
@@ -142,16 +144,26 @@ size_t lite_affinity_format_cpus(const uint64_t *bits, unsigned ncpus, char *buf
   return o.len;
 }
 
-/* %A: the calling thread's mask, padded on the side the size asks for. */
+/* %A: the calling thread's place, or the process's CPUs, padded on the side the size asks for. */
 static void put_affinity(struct out *o, const struct field_size *fs)
 {
   uint64_t bits[MASK_CPUS / 64];
   unsigned ncpus = MASK_CPUS;
-  if (!lite_os_affinity_bitmap(bits, MASK_CPUS)) {
-    /* Unreadable: all online CPUs, libgomp's answer when it knows no set. */
+  const int *cpus = lite_binding.process_cpus;
+  unsigned n = lite_binding.nprocess;
+  int place = lite_self()->place;
+  if (lite_binding.on && place >= 0 && (unsigned)place < lite_binding.places.n) {
+    cpus = lite_binding.places.places[place].cpus;
+    n = lite_binding.places.places[place].ncpus;
+  }
+  memset(bits, 0, sizeof bits);
+  for (unsigned i = 0; i < n; i++)
+    if (cpus[i] >= 0 && cpus[i] < MASK_CPUS)
+      bits[cpus[i] / 64] |= (uint64_t)1 << (cpus[i] % 64);
+  if (n == 0) {
+    /* Unknown: all online CPUs, libgomp's answer when it knows no set. */
     ncpus = lite_os_online_cpus();
     ncpus = ncpus < MASK_CPUS ? ncpus : MASK_CPUS;
-    memset(bits, 0, sizeof bits);
     for (unsigned c = 0; c < ncpus; c++)
       bits[c / 64] |= (uint64_t)1 << (c % 64);
   }
