@@ -71,3 +71,14 @@ bench-quick: $(BENCH_DEPS)
 	$(BENCH_RUN) --quick $(BENCH_FLAGS)
 
 .PHONY: bench bench-quick
+
+# heapchurn: a hydro proxy whose temporaries are malloc'd and freed every time step, first
+# touched inside 31 short parallel loops: whether glibc's heap keeps the freed memory or trims
+# it back to the kernel at every step (issue 25)
+noinst_PROGRAMS += bench/heapchurn
+bench_heapchurn_SOURCES = bench/heapchurn.c bench/benchutil.c bench/benchutil.h
+bench_heapchurn_CPPFLAGS = $(bench_cpp_flags)
+bench_heapchurn_CFLAGS = $(bench_c_flags)
+bench_heapchurn_LDFLAGS = $(bench_ld_flags)
+bench_heapchurn_LDADD = -lm -ldl
+bench bench-quick: bench/heapchurn$(EXEEXT)
