@@ -30,7 +30,12 @@
    the environment (MALLOC_TRIM_THRESHOLD_, MALLOC_MMAP_THRESHOLD_, MALLOC_TOP_PAD_,
    MALLOC_MMAP_MAX_, or the same settings in GLIBC_TUNABLES), nor with OMPLITE_HEAP_KEEP=false.
    A program's own mallopt comes after this constructor (libomp-lite, preloaded or linked, is
-   initialised before the program's code runs), so it replaces these values. */
+   initialised before the program's code runs), so it replaces these values. Loaded later, by
+   dlopen (a Python program whose numpy loads OpenBLAS, which loads libomp-lite as its
+   libgomp.so.1), it cannot tell whether the program has called mallopt already (glibc has no
+   way to read the thresholds back), so it sets nothing once the process's heap holds more than
+   LITE_HEAP_STARTED bytes: a process starting up has used a few hundred KiB at most when the
+   libraries' constructors run (python3 itself: 4 MiB and more by the time it imports numpy). */
 #include "internal.h"
 #include "env.h"
 
@@ -42,6 +47,8 @@
    and the trim threshold its adjustment pairs with it. */
 #define LITE_HEAP_MMAP_THRESHOLD (32 << 20)
 #define LITE_HEAP_TRIM_THRESHOLD (64 << 20)
+/* More than this in malloc's hands (heap and mmapped blocks) at load: the program is running. */
+#define LITE_HEAP_STARTED (2u << 20)
 
 bool lite_heap_user_set(lite_getenv_fn get)
 {
@@ -68,6 +75,9 @@ static const char *process_getenv(const char *name) { return getenv(name); }
 bool lite_heap_init(void)
 {
   if (!lite_env.heap_keep || lite_heap_user_set(process_getenv))
+    return false;
+  struct mallinfo2 mi = mallinfo2();
+  if (mi.arena + mi.hblkhd > LITE_HEAP_STARTED)
     return false;
   /* The mmap threshold first: either call alone turns glibc's adjustment off, and a trim
      threshold with the mmap threshold left at 128 KiB would put every array in its own mapping,
