@@ -9,14 +9,15 @@
    The model: 1D Euler equations (ideal gas), MUSCL reconstruction with a minmod limiter and a
    Rusanov flux, on n cells with reflecting walls, starting from a Sod shock tube repeated along
    the domain. Per step 31 `parallel for schedule(static)` loops (one of them a max reduction for
-   the time step, two diagnostic sums) over these temporaries, allocated and freed every step:
-     w      3n doubles (primitive variables)     cs     n doubles (sound speed)
-     slope  3n doubles                           wl, wr 3(n+1) doubles each (face states)
-     flux   3(n+1) doubles                       visc   8n doubles (a smoothing scratch)
-   With the default n = 131072: 1-8 MB each, 24 MB a step. Every value of the state is computed
-   by the same operations whatever the thread count or runtime (the time step comes from a max,
-   exact in any order), so the checksum of the final state must agree across runtimes; the mass
-   and energy sums are diagnostics whose rounding follows the runtime's reduction.
+   the time step, two diagnostic sums) over 24 temporaries, each its own array of n or n+1
+   doubles, allocated and freed every step: the primitive variables (3), their limited slopes (3),
+   the left and right face states (3 + 3), the fluxes (3), a smoothing scratch of 8 components and
+   the sound speed. With the default n = 131072: 1 MiB each, 24 MiB a step, just below the
+   1 MiB + 4 KiB that LLVM's libomp raises glibc's mmap threshold to at load, which matters
+   (docs/benchmarks.md, "The heap churn"). Every value of the state is computed by the same
+   operations whatever the thread count or runtime (the time step comes from a max, exact in any
+   order), so the checksum of the final state must agree across runtimes; the mass and energy
+   sums are diagnostics whose rounding follows the runtime's reduction.
 
    Output, for bench/run-bench:
      runtime <path> / runtime-gomp <path> / threads <team size>
@@ -253,7 +254,7 @@ static void rss_mib(double *now, double *peak)
 static void usage(FILE *f)
 {
   fprintf(f, "usage: heapchurn [-n CELLS] [-s STEPS] [-r SAMPLES] [-w WARMUP] [-p] [--probe]\n"
-             "  -n CELLS   cells (default 131072: temporaries of 1-8 MB, 24 MB a step)\n"
+             "  -n CELLS   cells (default 131072: 24 temporaries of 1 MiB a step)\n"
              "  -s STEPS   time steps per sample (default 200)\n"
              "  -r SAMPLES samples (default 1)\n"
              "  -w WARMUP  untimed steps first (default 5)\n"
