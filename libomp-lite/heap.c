@@ -17,8 +17,9 @@
    runtime's own lasting allocations (thread and team descriptors) land above them and pin the
    heap's top, which can never be trimmed again (30 brk calls in 55 steps, 1.3 ms of system time
    a step). A program whose first parallel region comes before its first step (heapchurn -p)
-   churns under LLVM too: 1986 brk calls. libomp-lite makes no such allocation; pinning the top
-   on purpose would help only programs of that one shape.
+   churns under LLVM too: 1986 brk calls. libomp-lite's first-region allocations land below the
+   temporaries (the first step's are still mmapped then); pinning the top on purpose would help
+   only programs of that one shape.
 
    So at load libomp-lite sets the two thresholds to where glibc's own adjustment ends once the
    program has freed a 32 MiB block: blocks up to 32 MiB come from the heap, and up to 64 MiB
