@@ -75,6 +75,10 @@ static const char *process_getenv(const char *name) { return getenv(name); }
 
 bool lite_heap_init(void)
 {
+#ifdef __SANITIZE_THREAD__
+  /* ThreadSanitizer's runtime replaces malloc: glibc's thresholds would govern nothing. */
+  return false;
+#endif
   if (!lite_env.heap_keep || lite_heap_user_set(process_getenv))
     return false;
   struct mallinfo2 mi = mallinfo2();
