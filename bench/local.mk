@@ -71,3 +71,26 @@ bench-quick: $(BENCH_DEPS)
 	$(BENCH_RUN) --quick $(BENCH_FLAGS)
 
 .PHONY: bench bench-quick
+
+# heapchurn: a hydro proxy whose temporaries are malloc'd and freed every time step, first
+# touched inside 31 short parallel loops: whether glibc's heap keeps the freed memory or trims
+# it back to the kernel at every step (issue 25)
+noinst_PROGRAMS += bench/heapchurn
+bench_heapchurn_SOURCES = bench/heapchurn.c bench/benchutil.c bench/benchutil.h
+bench_heapchurn_CPPFLAGS = $(bench_cpp_flags)
+bench_heapchurn_CFLAGS = $(bench_c_flags)
+bench_heapchurn_LDFLAGS = $(bench_ld_flags)
+bench_heapchurn_LDADD = -lm -ldl
+bench bench-quick: bench/heapchurn$(EXEEXT)
+
+# `make bench-apps`: packaged third-party OpenMP programs (numpy on OpenBLAS, ImageMagick, GROMACS,
+# LAMMPS) run unchanged under the three runtimes by bench/apps/run; docs/benchmarks.md, "Real
+# programs". Not part of make check. Extra options: BENCH_APPS_FLAGS, e.g.
+#   make bench-apps BENCH_APPS_FLAGS='--threads 2 --only numpy,convert'
+BENCH_APPS_FLAGS =
+bench-apps: libomp-lite.la
+	LLVM_LIBOMP_SO='$(LLVM_LIBOMP_SO)' LITE_SO='$(abs_top_builddir)/.libs/libomp-lite.so.0' \
+	bash $(top_srcdir)/bench/apps/run --out bench-apps-raw.txt $(BENCH_APPS_FLAGS)
+.PHONY: bench-apps
+EXTRA_DIST += bench/apps/run bench/apps/numpy_parts.py
+CLEANFILES += bench-apps-raw.txt

@@ -718,6 +718,8 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   read_switch(&r, "OMPLITE_TINY_LOOPS", &env->tiny_loops);
   env->load_watch = true;
   read_switch(&r, "OMPLITE_LOAD_WATCH", &env->load_watch);
+  env->heap_keep = true;
+  read_switch(&r, "OMPLITE_HEAP_KEEP", &env->heap_keep);
   read_bool(&r, "OMP_DISPLAY_AFFINITY", &env->display_affinity);
   read_affinity_format(&r);
 

@@ -42,4 +42,11 @@ void lite_env_free(struct lite_env *env);
 /* The OMP_DISPLAY_ENV block for *env, written to out. */
 void lite_env_print(FILE *out, const struct lite_env *env, bool verbose);
 
+/* heap.c: true if the environment sets any of glibc's malloc thresholds (MALLOC_*_ variables,
+   GLIBC_TUNABLES), which libomp-lite then leaves alone. */
+bool lite_heap_user_set(lite_getenv_fn get);
+/* heap.c: sets glibc's mmap and trim thresholds unless the user set them or OMPLITE_HEAP_KEEP
+   is false; returns true if it did. */
+bool lite_heap_init(void);
+
 #endif

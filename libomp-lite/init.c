@@ -9,6 +9,7 @@
      joined, so no thread runs code that is about to be unmapped. A pool that is running a region
      (exit called from inside one) is left alone. */
 #include "internal.h"
+#include "env.h"
 
 #include <stdlib.h>
 
@@ -58,6 +59,7 @@ static void after_fork_in_child(void)
 static void init(void)
 {
   lite_env_init();
+  lite_heap_init();
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 

@@ -72,6 +72,7 @@ struct lite_env {
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
   bool load_watch;              /* OMPLITE_LOAD_WATCH: look for load by other processes */
+  bool heap_keep;               /* OMPLITE_HEAP_KEEP: set glibc's malloc thresholds (heap.c) */
 };
 extern struct lite_env lite_env;
 

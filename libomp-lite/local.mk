@@ -10,6 +10,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/icv.c \
 	libomp-lite/wait.c \
 	libomp-lite/init.c \
+	libomp-lite/heap.c \
 	libomp-lite/team.c \
 	libomp-lite/team_api.c \
 	libomp-lite/parallel.c \

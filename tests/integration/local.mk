@@ -511,3 +511,22 @@ $(APP_TESTS): Makefile
 	  echo "exec bash '$(abs_top_srcdir)/tests/integration/$$b.sh' \
 	    --builddir '$(abs_top_builddir)' --srcdir '$(abs_top_srcdir)'"; \
 	} > $@ && chmod +x $@
+
+# heap_churn: the heap's behaviour under temporaries malloc'd and freed at every step (heap.c)
+tests_integration_heap_churn_SOURCES = tests/integration/heap_churn.c \
+	tests/integration/lite_check.h
+tests_integration_heap_churn_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_heap_churn_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_heap_churn_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_heap_churn_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_heap_churn_SOURCES = tests/integration/heap_churn.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_heap_churn_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_heap_churn_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_heap_churn_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_heap_churn_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_heap_churn_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES += tests/integration/heap_churn tests/integration/rpath/heap_churn
+INTEG_TESTS += tests/integration/heap_churn

@@ -456,6 +456,49 @@ START_TEST(test_env_switches)
 }
 END_TEST
 
+/* OMPLITE_HEAP_KEEP, and heap.c's reading of what the user set for glibc's malloc */
+static bool heap_user_set_with(const char *name, const char *value)
+{
+  fake_count = 0;
+  if (name != NULL) {
+    fake_names[0] = name;
+    fake_values[0] = value;
+    fake_count = 1;
+  }
+  return lite_heap_user_set(fake_getenv);
+}
+
+START_TEST(test_env_heap_keep)
+{
+  struct lite_env env;
+  char *out = parse_env(&env, 2, NULL);
+  ck_assert(env.heap_keep);
+  free(out);
+  lite_env_free(&env);
+  out = parse_env(&env, 2, "OMPLITE_HEAP_KEEP", "0", NULL);
+  ck_assert_str_eq(out, "");
+  ck_assert(!env.heap_keep);
+  free(out);
+  lite_env_free(&env);
+  out = parse_env(&env, 2, "OMPLITE_HEAP_KEEP", "false", NULL);
+  ck_assert(!env.heap_keep);
+  free(out);
+  lite_env_free(&env);
+
+  ck_assert(!heap_user_set_with(NULL, NULL));
+  ck_assert(heap_user_set_with("MALLOC_TRIM_THRESHOLD_", "131072"));
+  ck_assert(heap_user_set_with("MALLOC_MMAP_THRESHOLD_", "1"));
+  ck_assert(heap_user_set_with("MALLOC_TOP_PAD_", "0"));
+  ck_assert(heap_user_set_with("MALLOC_MMAP_MAX_", "0"));
+  ck_assert(!heap_user_set_with("MALLOC_ARENA_MAX", "2")); /* not a threshold */
+  ck_assert(heap_user_set_with("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1"));
+  ck_assert(heap_user_set_with("GLIBC_TUNABLES",
+                               "glibc.malloc.check=0:glibc.malloc.mmap_threshold=4096"));
+  ck_assert(!heap_user_set_with("GLIBC_TUNABLES", "glibc.malloc.arena_max=2"));
+  ck_assert(!heap_user_set_with("GLIBC_TUNABLES", ""));
+}
+END_TEST
+
 START_TEST(test_env_warning_text)
 {
   struct lite_env env;
@@ -1002,6 +1045,7 @@ static Suite *env_suite(void)
   tcase_add_test(env, test_env_bad_values);
   tcase_add_test(env, test_env_warning_text);
   tcase_add_test(env, test_env_switches);
+  tcase_add_test(env, test_env_heap_keep);
   tcase_add_test(env, test_env_nthreads_clamped);
   tcase_add_test(env, test_env_active_levels_rule);
   tcase_add_test(env, test_env_wait_policy);
