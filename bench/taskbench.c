@@ -342,8 +342,8 @@ static long run_nested(long reps)
 /* tree-leaf, tree-node: a recursive binary tree of tree_depth levels, two tasks and a taskwait
    per inner node (no serial cutoff, unlike fib), tree_work iterations of spin_work at the
    leaves only, or at every node. */
-static int tree_depth = 12;
-static long tree_work = 200;
+static int tree_depth = 14;
+static long tree_work = 20;
 
 static long tree(int depth, int every_node)
 {
@@ -388,7 +388,7 @@ static long run_tree(long reps, int every_node, long *bad)
    them, while the other members of the same region run ntasks * busy_task_work / nthreads of
    work of their own first (a loop that is not a worksharing construct), then reach the region's
    end, where they may run what is left. */
-static long busy_task_work = 200;
+static long busy_task_work = 50;
 
 static long run_master_busy(long reps)
 {
@@ -421,7 +421,7 @@ static long run_master_busy(long reps)
    children of a node comes from a hash of its id (geometric, mean just below 1, so the tree is
    deep and lopsided), and uts_work iterations of spin_work per node. The unit is us per node;
    the # line gives the nodes of one tree. */
-static long uts_work = 50;
+static long uts_work = 20;
 static unsigned uts_root_children = 64;
 
 static unsigned uts_hash(unsigned long x)
