@@ -14,8 +14,10 @@
    could run it, a task whose dependences are met also runs at once, but a detached one completes
    only when its event is fulfilled, without the encountering thread waiting for that.
 
-   This first version puts correctness first: one lock per team, a malloc per task. The
-   benchmarks (bench/, task creation and taskwait) measure what that costs against libgomp. */
+   One lock per team still orders every creation, start and completion (issue 24 asks for
+   per-member queues; see docs/architecture.md, Tasks). Descriptors come from a per-thread cache
+   of blocks (task_alloc), and a throttle runs new tasks at once when the queue is long
+   (throttled). bench/taskbench measures both against libgomp and LLVM's libomp. */
 #include "internal.h"
 
 #include <stdlib.h>
