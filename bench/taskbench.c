@@ -1,7 +1,7 @@
 /* taskbench: the cost of explicit tasks, side by side under every runtime.
 
-   Six rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full table),
-   each in microseconds per operation, the unit named by --list:
+   Eleven rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full
+   table), each in microseconds per operation, the unit named by --list:
 
      task-create     us/task       one thread (single) creates N empty tasks, then taskwait
      task-all        us/task       every thread creates N empty tasks, then taskwait
@@ -13,6 +13,17 @@
      taskloop        us/taskloop   one thread runs `taskloop` over M iterations of a[i]++, with
                                    the runtime's default grainsize
      taskgroup       us/taskgroup  one thread runs `taskgroup` around K empty tasks
+   and the shapes of task programs written by others (issue 24):
+     task-nested     us/task       one thread makes 16 tasks that each make 16 empty tasks and
+                                   wait for them (every task counted)
+     tree-leaf       us/task       a binary tree of tasks 14 levels deep, a taskwait per node,
+                                   20 iterations of work at the leaves (no serial cutoff)
+     tree-node       us/task       the same with the work at every node
+     master-busy     us/task       the primary makes 64 tasks of 50 iterations of work and waits,
+                                   while the other members work on their own in the same region
+     uts             us/node       an unbalanced tree search: one task per node, a node's
+                                   children (0, 2 or 3) from a hash of its id, no taskwait below
+                                   a taskgroup around the 64 roots (the # line gives the nodes)
 
    Every test is one parallel region around `reps` operations, so that no barrier or fork sits
    between two operations: in the one-creator rows a single `single` holds the whole loop of reps,
