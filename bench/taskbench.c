@@ -1,7 +1,7 @@
 /* taskbench: the cost of explicit tasks, side by side under every runtime.
 
-   Six rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full table),
-   each in microseconds per operation, the unit named by --list:
+   Eleven rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full
+   table), each in microseconds per operation, the unit named by --list:
 
      task-create     us/task       one thread (single) creates N empty tasks, then taskwait
      task-all        us/task       every thread creates N empty tasks, then taskwait
@@ -13,6 +13,17 @@
      taskloop        us/taskloop   one thread runs `taskloop` over M iterations of a[i]++, with
                                    the runtime's default grainsize
      taskgroup       us/taskgroup  one thread runs `taskgroup` around K empty tasks
+   and the shapes of task programs written by others (issue 24):
+     task-nested     us/task       one thread makes 16 tasks that each make 16 empty tasks and
+                                   wait for them (every task counted)
+     tree-leaf       us/task       a binary tree of tasks 14 levels deep, a taskwait per node,
+                                   20 iterations of work at the leaves (no serial cutoff)
+     tree-node       us/task       the same with the work at every node
+     master-busy     us/task       the primary makes 64 tasks of 50 iterations of work and waits,
+                                   while the other members work on their own in the same region
+     uts             us/node       an unbalanced tree search: one task per node, a node's
+                                   children (0, 2 or 3) from a hash of its id, no taskwait below
+                                   a taskgroup around the 64 roots (the # line gives the nodes)
 
    Every test is one parallel region around `reps` operations, so that no barrier or fork sits
    between two operations: in the one-creator rows a single `single` holds the whole loop of reps,
@@ -295,6 +306,206 @@ static long run_taskgroup(long reps, long *done, long *early)
   return total;
 }
 
+
+/* ---------------------------------------------- shapes from task programs written by others */
+
+/* A few ns of work the compiler cannot drop: the body of the tree and busy rows. */
+static __attribute__((noinline)) long spin_work(long n)
+{
+  long x = 0;
+  for (long i = 0; i < n; i++)
+    __asm__ volatile("" : "+r"(x) : "r"(i));
+  return x;
+}
+
+/* task-nested: one creator makes nest_outer tasks, each of which makes nest_inner empty tasks
+   and waits for them; the unit is every task made (outer and inner). */
+static long nest_outer = 16, nest_inner = 16;
+
+static long run_nested(long reps)
+{
+  long total = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+        for (long i = 0; i < nest_outer; i++) {
+#pragma omp task
+          {
+            for (long k = 0; k < nest_inner; k++) {
+#pragma omp task
+              task_count++;
+            }
+#pragma omp taskwait
+            task_count++;
+          }
+        }
+#pragma omp taskwait
+      }
+    }
+    gather(&total);
+  }
+  return total;
+}
+
+/* tree-leaf, tree-node: a recursive binary tree of tree_depth levels, two tasks and a taskwait
+   per inner node (no serial cutoff, unlike fib), tree_work iterations of spin_work at the
+   leaves only, or at every node. */
+static int tree_depth = 14;
+static long tree_work = 20;
+
+static long tree(int depth, int every_node)
+{
+  long r = 0;
+  if (every_node || depth == 0)
+    r = spin_work(tree_work) & 1;
+  if (depth == 0)
+    return r + 1;
+  long a, b;
+#pragma omp task shared(a)
+  {
+    a = tree(depth - 1, every_node);
+    task_count++;
+  }
+#pragma omp task shared(b)
+  {
+    b = tree(depth - 1, every_node);
+    task_count++;
+  }
+#pragma omp taskwait
+  return a + b + (r & 0);
+}
+
+static long run_tree(long reps, int every_node, long *bad)
+{
+  long total = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++)
+        if (tree(tree_depth, every_node) != 1L << tree_depth)
+          (*bad)++;
+    }
+    gather(&total);
+  }
+  return total;
+}
+
+/* master-busy: the primary thread makes ntasks tasks of busy_task_work each and waits for
+   them, while the other members of the same region run ntasks * busy_task_work / nthreads of
+   work of their own first (a loop that is not a worksharing construct), then reach the region's
+   end, where they may run what is left. */
+static long busy_task_work = 50;
+
+static long run_master_busy(long reps)
+{
+  long total = 0;
+#pragma omp parallel
+  {
+    for (long j = 0; j < reps; j++) {
+#pragma omp master
+      {
+        creator = omp_get_thread_num();
+        for (long i = 0; i < ntasks; i++) {
+#pragma omp task
+          {
+            spin_work(busy_task_work);
+            task_count++;
+          }
+        }
+#pragma omp taskwait
+      }
+      if (omp_get_thread_num() != 0)
+        spin_work(ntasks * busy_task_work / nthreads);
+    }
+#pragma omp barrier
+    gather(&total);
+  }
+  return total;
+}
+
+/* uts: an unbalanced tree search, one task per node, no taskwait below the root: the number of
+   children of a node comes from a hash of its id (geometric, mean just below 1, so the tree is
+   deep and lopsided), and uts_work iterations of spin_work per node. The unit is us per node;
+   the # line gives the nodes of one tree. */
+static long uts_work = 20;
+static unsigned uts_root_children = 64;
+
+static unsigned uts_hash(unsigned long x)
+{
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdUL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53UL;
+  x ^= x >> 33;
+  return (unsigned)x;
+}
+
+/* children: 0 with probability 1/2, else 2 with 0.48, else 3 (mean 1.02 capped by depth) */
+static unsigned uts_children(unsigned long id, int depth)
+{
+  if (depth >= 60)
+    return 0;
+  unsigned h = uts_hash(id) % 100;
+  return h < 50 ? 0 : h < 98 ? 2 : 3;
+}
+
+static void uts_node(unsigned long id, int depth)
+{
+  spin_work(uts_work);
+  task_count++;
+  unsigned n = uts_children(id, depth);
+  for (unsigned c = 0; c < n; c++) {
+    unsigned long child = (unsigned long)uts_hash(id * 4 + c + 1) << 8 | c;
+#pragma omp task firstprivate(child, depth)
+    uts_node(child, depth + 1);
+  }
+}
+
+static long uts_count(unsigned long id, int depth)
+{
+  long n = 1;
+  unsigned k = uts_children(id, depth);
+  for (unsigned c = 0; c < k; c++)
+    n += uts_count((unsigned long)uts_hash(id * 4 + c + 1) << 8 | c, depth + 1);
+  return n;
+}
+
+static long uts_nodes(void)
+{
+  static long n; /* counted once, outside the timed runs */
+  if (n == 0)
+    for (unsigned r = 0; r < uts_root_children; r++)
+      n += uts_count(r + 1, 1);
+  return n;
+}
+
+static long run_uts(long reps)
+{
+  long total = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+#pragma omp taskgroup
+        for (unsigned r = 0; r < uts_root_children; r++) {
+          unsigned long id = r + 1;
+#pragma omp task firstprivate(id)
+          uts_node(id, 1);
+        }
+      }
+    }
+    gather(&total);
+  }
+  return total;
+}
+
 /* ============================================================================ the row table */
 
 struct row {
@@ -436,6 +647,51 @@ static int verify_taskgroup(void)
   return test_taskgroup(3);
 }
 
+
+static long tree_tasks(void) { return 2 * ((1L << tree_depth) - 1); }
+static long ops_nested(long reps) { return reps * nest_outer * (nest_inner + 1); }
+static long ops_tree(long reps) { return reps * tree_tasks(); }
+static long ops_uts(long reps) { return reps * uts_nodes(); }
+
+static int test_nested(long reps)
+{
+  return run_nested(reps) != ops_nested(reps)
+             ? fail("task-nested", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_tree_as(const char *name, long reps, int every_node)
+{
+  long bad = 0;
+  if (run_tree(reps, every_node, &bad) != reps * tree_tasks())
+    return fail(name, "a task ran a wrong number of times");
+  return bad ? fail(name, "the result is wrong") : 0;
+}
+
+static int test_tree_leaf(long reps) { return test_tree_as("tree-leaf", reps, 0); }
+static int test_tree_node(long reps) { return test_tree_as("tree-node", reps, 1); }
+
+static int test_master_busy(long reps)
+{
+  return run_master_busy(reps) != reps * ntasks
+             ? fail("master-busy", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_uts(long reps)
+{
+  return run_uts(reps) != ops_uts(reps) ? fail("uts", "a node ran a wrong number of times") : 0;
+}
+
+/* The taskwait and taskgroup in these rows are checked by the counts: a node or task that ran
+   late would be missing from the gather after the region (tasks counted before the single
+   ends, the only place the count is read). */
+static int verify_nested(void) { return test_nested(3); }
+static int verify_tree_leaf(void) { return test_tree_leaf(2); }
+static int verify_tree_node(void) { return test_tree_node(2); }
+static int verify_master_busy(void) { return test_master_busy(5); }
+static int verify_uts(void) { return test_uts(1); }
+
 static const struct row rows[] = {
     {"task-create", "us/task", ops_tasks, test_create, verify_create, 1},
     {"task-all", "us/task", ops_tasks, test_all, verify_all, 0},
@@ -443,6 +699,11 @@ static const struct row rows[] = {
     {"task-dep-chain", "us/task", ops_chain, test_chain, verify_chain, 1},
     {"taskloop", "us/taskloop", ops_reps, test_taskloop, verify_taskloop, 1},
     {"taskgroup", "us/taskgroup", ops_reps, test_taskgroup, verify_taskgroup, 1},
+    {"task-nested", "us/task", ops_nested, test_nested, verify_nested, 1},
+    {"tree-leaf", "us/task", ops_tree, test_tree_leaf, verify_tree_leaf, 1},
+    {"tree-node", "us/task", ops_tree, test_tree_node, verify_tree_node, 1},
+    {"master-busy", "us/task", ops_tasks, test_master_busy, verify_master_busy, 1},
+    {"uts", "us/node", ops_uts, test_uts, verify_uts, 1},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -608,6 +869,7 @@ int main(int argc, char **argv)
 
   nthreads = omp_get_max_threads();
   fib_expect = fib_serial(fib_n);
+  printf("# uts nodes %ld tree_depth %d tree_tasks %ld\n", uts_nodes(), tree_depth, tree_tasks());
   loop_a = malloc(sizeof *loop_a * (size_t)loop_iters);
   if (!loop_a) {
     fprintf(stderr, "taskbench: out of memory\n");

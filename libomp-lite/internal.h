@@ -152,6 +152,7 @@ struct lite_task {
   bool implicit, final, detach, fulfilled, creator_owns;
   bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
   bool had_children;                  /* it created a task: a pointer to it left this thread */
+  bool cached;                        /* a block of LITE_TASK_BLOCK bytes: may go to a cache */
   struct lite_icv icv;                /* its data environment's ICVs */
 };
 
@@ -195,6 +196,8 @@ struct lite_thread {
   struct lite_taskgroup *next_reduction_group; /* for the next region it forks (see
                                                   GOMP_parallel_reductions) */
   struct lite_tasks root_tasks; /* and the queue of the tasks it creates */
+  struct lite_task *task_cache; /* task blocks this thread freed, for its next tasks (task.c) */
+  unsigned task_cache_n;
   /* Binding (affinity/bind.c): the place it is bound to (-1: none), its implicit task's
      place-partition-var, and the pool binding it applied last as a worker. */
   int place;
@@ -626,6 +629,9 @@ bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint3
 
 /* After the drain at the end of an implicit task: frees what its children left. */
 void lite_task_implicit_end(struct lite_task *t);
+
+/* When thr's state goes: frees the task blocks it kept for reuse. */
+void lite_task_cache_release(struct lite_thread *thr);
 
 /* task_reduction.c: the registration of task reductions with `n` copies (one per thread). */
 void lite_task_reductions_register(uintptr_t *data, uintptr_t *old, uintptr_t *orig, unsigned n);

@@ -80,7 +80,15 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
   unsigned npools = thr->npools;
   struct lite_ws **solo = thr->solo;
   unsigned nsolo = thr->nsolo;
+  /* The task blocks the thread keeps for reuse (task.c) are the thread's, not the region's:
+     the saved list may have lost blocks to the region's tasks, or been freed with its pools
+     (ThreadSanitizer: a use after free at the next task after a target region in a parallel
+     one). */
+  struct lite_task *task_cache = thr->task_cache;
+  unsigned task_cache_n = thr->task_cache_n;
   *thr = saved;
+  thr->task_cache = task_cache;
+  thr->task_cache_n = task_cache_n;
   if (!own_pools) {
     /* Pools and team-of-one entries made by the region stay for later ones. */
     thr->pools = pools;

@@ -14,8 +14,10 @@
    could run it, a task whose dependences are met also runs at once, but a detached one completes
    only when its event is fulfilled, without the encountering thread waiting for that.
 
-   This first version puts correctness first: one lock per team, a malloc per task. The
-   benchmarks (bench/, task creation and taskwait) measure what that costs against libgomp. */
+   One lock per team still orders every creation, start and completion (issue 24 asks for
+   per-member queues; see docs/architecture.md, Tasks). Descriptors come from a per-thread cache
+   of blocks (task_alloc), and a throttle runs new tasks at once when the queue is long
+   (throttled). bench/taskbench measures both against libgomp and LLVM's libomp. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -305,26 +307,93 @@ static bool discarded(struct lite_thread *thr, const struct lite_task *t)
   return (thr->team != NULL && atomic_load(&thr->team->cancelled)) || in_cancelled_group(t->group);
 }
 
+/* ------------------------------------------------------------------------- task memory */
+
+/* Task descriptors come from a per-thread cache of fixed-size blocks: a task whose descriptor,
+   depend addresses and data block fit in LITE_TASK_BLOCK bytes (nearly all: gcc's data blocks
+   are a few pointers) reuses a block the thread freed before, with no malloc, and its data
+   block sits inline after the descriptor. A block goes to the cache of the thread that frees it
+   (the one that completed the task), up to TASK_CACHE_MAX blocks, then back to malloc. Where a
+   thread makes every task and others run them, the others' caches fill and the maker keeps
+   calling malloc, as before; where a thread runs what it made (a member's own tasks, a tree
+   below a taskwait, the throttled tasks that run at once) no allocation is left. */
+#define LITE_TASK_BLOCK 512
+#define TASK_CACHE_MAX 128
+
+_Static_assert(sizeof(struct lite_task) + 16 * sizeof(void *) <= LITE_TASK_BLOCK,
+               "a task block holds the descriptor, some depend addresses and data");
+
+static struct lite_task *task_alloc(struct lite_thread *thr, size_t size)
+{
+  if (size <= LITE_TASK_BLOCK) {
+    struct lite_task *t = thr->task_cache;
+    if (t != NULL) {
+      thr->task_cache = t->next;
+      thr->task_cache_n--;
+    } else if ((t = malloc(LITE_TASK_BLOCK)) == NULL)
+      lite_fatal("out of memory creating a task");
+    memset(t, 0, sizeof *t);
+    t->cached = true;
+    return t;
+  }
+  struct lite_task *t = malloc(size);
+  if (t == NULL)
+    lite_fatal("out of memory creating a task");
+  memset(t, 0, sizeof *t);
+  return t;
+}
+
+/* Called without the queue's lock, by any thread, including one that never used OpenMP
+   (omp_fulfill_event): that one has no cache. */
+static void task_release(struct lite_task *t)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (t->cached && thr != NULL && thr->task_cache_n < TASK_CACHE_MAX) {
+    t->next = thr->task_cache;
+    thr->task_cache = t;
+    thr->task_cache_n++;
+    return;
+  }
+  free(t);
+}
+
+void lite_task_cache_release(struct lite_thread *thr)
+{
+  while (thr->task_cache != NULL) {
+    struct lite_task *t = thr->task_cache;
+    thr->task_cache = t->next;
+    free(t);
+  }
+  thr->task_cache_n = 0;
+}
+
 /* Memory to free once the task lock is released. A task usually goes back to the arena of the
    thread that made it, and free() then takes that arena's lock, which the making thread holds
    while it allocates the next task: freeing under the task lock made the two wait for each
    other, and both locks ended in futex calls (task-create at 2 threads, perf: a quarter of the
-   time in futex wakes). */
+   time in futex wakes). Tasks (is_task) go to task_release, the rest to free. */
 struct garbage {
   void *p[3];
+  bool is_task[3];
   unsigned n;
 };
 
 static void discard(struct garbage *g, void *p)
 {
-  if (p != NULL)
+  if (p != NULL) {
+    g->is_task[g->n] = false;
     g->p[g->n++] = p;
+  }
 }
 
 static void empty_garbage(struct garbage *g)
 {
-  for (unsigned i = 0; i < g->n; i++)
-    free(g->p[i]);
+  for (unsigned i = 0; i < g->n; i++) {
+    if (g->is_task[i])
+      task_release(g->p[i]);
+    else
+      free(g->p[i]);
+  }
   g->n = 0;
 }
 
@@ -332,8 +401,10 @@ static void empty_garbage(struct garbage *g)
 static void maybe_free(struct lite_task *t, struct garbage *g)
 {
   if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE &&
-      atomic_load_explicit(&t->children, memory_order_relaxed) == 0)
-    discard(g, t);
+      atomic_load_explicit(&t->children, memory_order_relaxed) == 0) {
+    g->is_task[g->n] = true;
+    g->p[g->n++] = t;
+  }
 }
 
 /* Under the lock: t is complete (its body ran, its event, if any, was fulfilled). What is to be
@@ -382,7 +453,7 @@ struct wait_rule {
 static struct lite_task *finish_body(struct lite_tasks *q, struct lite_task *t,
                                      const struct wait_rule *rule, void *arg)
 {
-  struct garbage g = {{NULL}, 0};
+  struct garbage g = {.n = 0};
   struct lite_task *next = NULL;
   q_lock(q);
   /* No sibling of its children can come now: their dependence table goes. */
@@ -637,10 +708,7 @@ static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *par
 {
   size_t head = sizeof(struct lite_task) + ndeps * sizeof(void *);
   size_t size = head + (data_size != 0 ? data_size + data_align - 1 : 0);
-  struct lite_task *t = malloc(size);
-  if (t == NULL)
-    lite_fatal("out of memory creating a task");
-  memset(t, 0, sizeof *t);
+  struct lite_task *t = task_alloc(thr, size);
   t->parent = parent;
   t->queue = q;
   t->group = parent->taskgroup;
@@ -676,7 +744,7 @@ static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct
   run_task(thr, t);
   if (t->detach)
     wait_until(thr, q, &detach_rule, t);
-  struct garbage g = {{NULL}, 0};
+  struct garbage g = {.n = 0};
   q_lock(q);
   t->creator_owns = false;
   maybe_free(t, &g);
@@ -701,11 +769,11 @@ static void run_included(struct lite_thread *thr, struct lite_task *parent, stru
   t->creator_owns = true;
   run_body(thr, t);
   if (!t->had_children) {
-    free(t);
+    task_release(t);
     return;
   }
   /* Its children may outlive it: the last of them to complete frees it (maybe_free). */
-  struct garbage g = {{NULL}, 0};
+  struct garbage g = {.n = 0};
   q_lock(q);
   free_dep_table(t->deps);
   t->deps = NULL;
@@ -714,6 +782,22 @@ static void run_included(struct lite_thread *thr, struct lite_task *parent, stru
   maybe_free(t, &g);
   q_unlock(q);
   empty_garbage(&g);
+}
+
+/* The throttle: when the team's queue already holds THROTTLE_PER_MEMBER ready tasks for each
+   member, a new task without depend clauses or detach runs at once on its creator, undeferred,
+   as a task that is not required to be deferred may (OpenMP 5.2 §12.1: whether a task is
+   deferred is up to the implementation unless its if clause is false). Every member then has
+   enough queued work to stay busy while the creator runs one; and the creator stops paying
+   for a queue entry, a lock and a wake-up for tasks nobody else is free to take. libgomp runs
+   the same test with 64 per member (team->task_count > 64 * nthreads). The count is read
+   without the lock: a stale value only moves the moment the throttle starts or stops. */
+#define THROTTLE_PER_MEMBER 64
+
+static bool throttled(struct lite_thread *thr, struct lite_tasks *q)
+{
+  unsigned ready = atomic_load_explicit(&q->ready, memory_order_relaxed);
+  return ready > THROTTLE_PER_MEMBER * thr->team->nthreads;
 }
 
 static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
@@ -737,6 +821,8 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   bool solo = thr->team == NULL || thr->team->pool == NULL;
   unsigned ndeps = (flags & TASK_FLAG_DEPEND) ? count_deps(depend) : 0;
   bool final = (flags & TASK_FLAG_FINAL) || parent->final;
+  if (!undeferred && !solo && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && throttled(thr, q))
+    undeferred = true;
   if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && cpyfn == NULL &&
       prepare == NULL) {
     run_included(thr, parent, q, fn, data, final);
@@ -864,7 +950,7 @@ void omp_fulfill_event(omp_event_handle_t event)
 {
   struct lite_task *t = (struct lite_task *)(uintptr_t)event;
   struct lite_tasks *q = t->queue;
-  struct garbage g = {{NULL}, 0};
+  struct garbage g = {.n = 0};
   q_lock(q);
   if (t->fulfilled)
     lite_fatal("omp_fulfill_event: the event was fulfilled already");

@@ -381,6 +381,7 @@ void lite_thread_release(struct lite_thread *thr)
   free(thr->solo);
   thr->solo = NULL;
   thr->nsolo = 0;
+  lite_task_cache_release(thr);
 }
 
 static struct lite_pool *pool_for_level(struct lite_thread *thr, unsigned level)

@@ -10,9 +10,9 @@
    are made while the other threads wait to enter the barrier (see `made`).
 
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
-                            nested orphan tied, run without PART; and all_memory idle late_group
-                            late_help late_help_nested detach_solo, run only when named (each a
-                            case of its own in run-routes.sh).
+                            nested orphan tied throttle, run without PART; and all_memory idle
+                            late_group late_help late_help_nested detach_solo, run only when
+                            named (each a case of its own in run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
 #include "lite_check.h"
@@ -1624,6 +1624,99 @@ static void part_tied(void)
                 "implicit tasks)", tied_bad, tied_first_bad_task, tied_first_bad_under);
 }
 
+
+/* --------------------------------------------------------------------------------- throttle */
+
+/* Queues long enough for the throttle (a new task runs at once on its creator when the team
+   has 64 ready tasks per member queued) and task blocks reused across threads: every task's
+   firstprivate data must arrive intact, aligned, and exactly once, whether it is copied into a
+   reused block, a malloc'd one (a data block too big for the cache's blocks), or runs undeferred
+   from its creator's copy; depend chains made among them keep their order; taskgroup and
+   taskwait still wait for all. */
+#define THR_PER 3000
+struct thr_small { long a, b; };
+struct thr_big { long v[200]; };
+struct thr_aligned { _Alignas(64) long v; };
+static int thr_runs[64][THR_PER];
+
+static void part_throttle(void)
+{
+    int team = nt > 64 ? 64 : nt;
+    long bad = 0, chain_bad = 0, nested = 0;
+    memset(thr_runs, 0, sizeof thr_runs);
+#pragma omp parallel num_threads(team) shared(bad, chain_bad, nested)
+    {
+        int me = omp_get_thread_num();
+        long chain = 0, links = 0; /* this member's chain, and the links made */
+        for (int i = 0; i < THR_PER; i++) {
+            struct thr_small sm = {i, -i};
+            struct thr_aligned al = {i};
+            if (i % 7 == 0) {
+                struct thr_big big;
+                for (int k = 0; k < 200; k++)
+                    big.v[k] = i + k;
+#pragma omp task firstprivate(big, i, me) shared(bad)
+                {
+                    for (int k = 0; k < 200; k++)
+                        if (big.v[k] != i + k)
+                            add(&bad, 1);
+                    inc(&thr_runs[me][i]);
+                }
+            } else if (i % 11 == 0) {
+                long want = links++;
+#pragma omp task depend(inout: chain) firstprivate(want, i, me) shared(chain, chain_bad)
+                {
+                    if (chain != want)
+                        add(&chain_bad, 1);
+                    chain++;
+                    inc(&thr_runs[me][i]);
+                }
+            } else if (i % 13 == 0) {
+#pragma omp task firstprivate(i, me) shared(nested)
+                {
+                    for (int k = 0; k < 20; k++) {
+#pragma omp task shared(nested)
+                        add(&nested, 1);
+                    }
+#pragma omp taskwait
+                    inc(&thr_runs[me][i]);
+                }
+            } else {
+#pragma omp task firstprivate(sm, al, i, me) shared(bad)
+                {
+                    if (sm.a != i || sm.b != -i || al.v != i || ((uintptr_t)&al & 63) != 0)
+                        add(&bad, 1);
+                    inc(&thr_runs[me][i]);
+                }
+            }
+        }
+#pragma omp taskwait
+        if (chain != links)
+            add(&chain_bad, 1);
+        /* A taskgroup around a long queue of tasks. */
+        int group_ran = 0;
+#pragma omp taskgroup
+        for (int i = 0; i < THR_PER; i++) {
+#pragma omp task shared(group_ran)
+            inc(&group_ran);
+        }
+        if (load(&group_ran) != THR_PER)
+            add(&bad, 1);
+    }
+    int nested_tasks = 0;
+    for (int i = 0; i < THR_PER; i += 13)
+        if (i % 7 != 0 && i % 11 != 0)
+            nested_tasks += 20;
+    for (int m = 0; m < team; m++)
+        for (int i = 0; i < THR_PER; i++)
+            LITE_EXPECT(thr_runs[m][i] == 1, "throttle: task %d of member %d ran %d times", i, m,
+                        thr_runs[m][i]);
+    LITE_EXPECT(bad == 0, "throttle: %ld tasks saw wrong data or a taskgroup ended early", bad);
+    LITE_EXPECT(chain_bad == 0, "throttle: %ld depend chain links ran out of order", chain_bad);
+    LITE_EXPECT(nested == (long)team * nested_tasks, "throttle: %ld nested tasks of %ld ran",
+                nested, (long)team * nested_tasks);
+}
+
 /* ------------------------------------------------------------------------------------- main */
 
 struct part {
@@ -1638,7 +1731,7 @@ static const struct part parts[] = {
     {"undeferred", part_undeferred, 1}, {"taskloop", part_taskloop, 1},
     {"cancel", part_cancel, 1},      {"locks", part_locks, 1},
     {"nested", part_nested, 1},      {"orphan", part_orphan, 1},
-    {"tied", part_tied, 1},
+    {"tied", part_tied, 1},          {"throttle", part_throttle, 1},
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
     {"late_group", part_late_group, 0}, {"late_help", part_late_help, 0},
     {"late_help_nested", part_late_help_nested, 0}, {"detach_solo", part_detach_solo, 0},
