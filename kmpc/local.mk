@@ -6,4 +6,6 @@ libomp_lite_internal_la_SOURCES += \
 	kmpc/parallel.c \
 	kmpc/loop.c \
 	kmpc/sync.c \
+	kmpc/task.c \
+	kmpc/doacross.c \
 	kmpc/omp_api.c

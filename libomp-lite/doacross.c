@@ -211,6 +211,19 @@ void GOMP_doacross_wait(long first, ...)
     wait_for(ws, (uint64_t)first, pos);
 }
 
+/* GOMP_doacross_wait with the logical iteration numbers in an array (kmpc/doacross.c). */
+void lite_doacross_wait_counts(const long *counts)
+{
+  struct lite_ws *ws = doacross_ws();
+  if (ws == NULL || counts[0] < 0 || (uint64_t)counts[0] >= ws->outer_count)
+    return;
+  uint64_t pos = 0;
+  for (unsigned d = 1; d < ws->ncounts; d++)
+    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
+      return;
+  wait_for(ws, (uint64_t)counts[0], pos);
+}
+
 /* ------------------------------------------------------------- unsigned long long variants */
 
 typedef unsigned long long ull; /* gcc's gomp_ull */

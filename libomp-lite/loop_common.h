@@ -23,6 +23,9 @@ bool lite_loop_start_ull(struct lite_loop_request *req, bool up, unsigned long l
                          unsigned long long end, unsigned long long incr,
                          unsigned long long *istart, unsigned long long *iend);
 
+/* GOMP_doacross_wait with the logical iteration numbers in an array (one per dimension). */
+void lite_doacross_wait_counts(const long *counts);
+
 /* reduction(task, ...) on a worksharing construct (task_reduction.c): the first member calls it
    between lite_ws_begin and lite_ws_ready, the others after lite_ws_begin. */
 void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool first,
