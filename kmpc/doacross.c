@@ -1,9 +1,10 @@
 /* Doacross loops of clang-built code (ordered(n) with depend(sink)/depend(source)). clang
    describes each ordered dimension by its bounds and step and names iterations by their values;
    gcc's doacross loops (doacross.c) take trip counts and logical iteration numbers. So
-   __kmpc_doacross_init starts a doacross construct of the team with the trip counts (without
-   handing out iterations: clang shares the loop out itself, through __kmpc_for_static_init or
-   dispatch), and a post or wait turns values into numbers. */
+   __kmpc_doacross_init starts a doacross construct of the team with the trip counts, without
+   handing out iterations and detached from the thread: clang shares the loop out itself, through
+   __kmpc_for_static_init or a dispatched loop, which is a construct of its own; a post or wait
+   turns values into numbers and names the construct. */
 #include "internal.h"
 #include "loop_common.h"
 #include "kmpc.h"
@@ -16,6 +17,7 @@ struct kmp_dim {
 
 /* The dimensions of the calling thread's doacross loop, per nesting level. */
 struct doacross {
+  struct lite_ws *ws;
   unsigned ndims;
   struct kmp_dim *dims;
   long *counts;       /* scratch for one post or wait */
@@ -33,7 +35,7 @@ static struct doacross *doacross_here(void)
     if (d == NULL)
       lite_fatal("out of memory for a doacross loop's state");
     for (unsigned i = nloops; i < n; i++)
-      d[i] = (struct doacross){ 0, NULL, NULL };
+      d[i] = (struct doacross){ NULL, 0, NULL, NULL };
     loops = d;
     nloops = n;
   }
@@ -73,7 +75,7 @@ KMPC_EXPORT void __kmpc_doacross_init(ident_t *loc, int32_t gtid, int32_t num_di
     long last = number_of(&dims[i], dims[i].up);
     d->counts[i] = number_of(&dims[i], dims[i].lo) < 0 || last < 0 ? 0 : last + 1;
   }
-  GOMP_loop_doacross_start(n, d->counts, LITE_SCHED_STATIC, 0, NULL, NULL, NULL, NULL);
+  d->ws = lite_doacross_begin_detached(n, d->counts);
 }
 
 /* The values of vec as numbers in d->counts; false if one lies outside its dimension. */
@@ -90,7 +92,7 @@ KMPC_EXPORT void __kmpc_doacross_wait(ident_t *loc, int32_t gtid, const int64_t 
   (void)loc, (void)gtid;
   struct doacross *d = doacross_here();
   if (numbers(d, vec))
-    lite_doacross_wait_counts(d->counts);
+    lite_doacross_wait_in(d->ws, d->counts);
 }
 
 KMPC_EXPORT void __kmpc_doacross_post(ident_t *loc, int32_t gtid, const int64_t *vec)
@@ -98,12 +100,13 @@ KMPC_EXPORT void __kmpc_doacross_post(ident_t *loc, int32_t gtid, const int64_t 
   (void)loc, (void)gtid;
   struct doacross *d = doacross_here();
   if (numbers(d, vec))
-    GOMP_doacross_post(d->counts);
+    lite_doacross_post_in(d->ws, d->counts);
 }
 
 KMPC_EXPORT void __kmpc_doacross_fini(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
-  doacross_here()->ndims = 0;
-  GOMP_loop_end_nowait();
+  struct doacross *d = doacross_here();
+  lite_doacross_end_detached(d->ws);
+  d->ws = NULL;
 }

@@ -79,4 +79,8 @@ struct lite_kmpc_push *lite_kmpc_pushed(void);
 /* Calls a microtask with argc shared-variable pointers. */
 void lite_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, void **argv);
 
+/* ---------------------------------------------------------------- sync.c */
+
+int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind);
+
 #endif

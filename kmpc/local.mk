@@ -8,4 +8,7 @@ libomp_lite_internal_la_SOURCES += \
 	kmpc/sync.c \
 	kmpc/task.c \
 	kmpc/doacross.c \
+	kmpc/threadprivate.c \
+	kmpc/misc.c \
+	kmpc/kmp_api.c \
 	kmpc/omp_api.c

@@ -75,6 +75,24 @@ static void static_shape(int32_t sched, uint64_t *tid, uint64_t *nth)
         *plast = tid == (nchunks - 1) % nth;                                                  \
       return;                                                                                 \
     }                                                                                         \
+    if (sched == KMPC_SCH_STATIC_BALANCED_CHUNKED && chunk > 1) {                            \
+      /* schedule(simd: static): one block each, of ceil(trip/T) rounded up to a multiple of   \
+         the SIMD width (chunk); the last threads may get less or nothing. */                  \
+      U span = (trip + (U)nth - 1) / (U)nth;                                                  \
+      span = (span + (U)chunk - 1) / (U)chunk * (U)chunk;                                     \
+      U first = span * (U)tid;                                                                \
+      U mine = first >= trip ? 0 : trip - first < span ? trip - first : span;                 \
+      if (mine == 0) {                                                                        \
+        *plower = (T)((U)hi + (incr > 0 ? 1 : (U)-1));                                        \
+      } else {                                                                                \
+        *plower = (T)((U)lo + first * (U)incr);                                               \
+        *pupper = (T)((U)*plower + (mine - 1) * (U)incr);                                     \
+      }                                                                                       \
+      if (plast != NULL)                                                                      \
+        *plast = mine != 0 && first + mine == trip;                                           \
+      *pstride = (S)(trip * (U)incr);                                                         \
+      return;                                                                                 \
+    }                                                                                         \
     /* Unchunked (34, 92 and the other static kinds LLVM may pass): gcc's balanced blocks. */ \
     U q = trip / nth, extra = trip % nth;                                                     \
     U first = q * (U)tid + ((U)tid < extra ? (U)tid : extra);                                 \
@@ -227,6 +245,10 @@ static void decode_sched(struct lite_loop_request *req, int32_t sched, int64_t c
     req->chunk = 0;
     lite_sched_resolve_runtime(lite_self(), req, !monotonic && !ordered);
     req->monotonic |= ordered;
+    /* schedule(simd: runtime): chunk is the SIMD width; the chunks handed out are multiples
+       of it (the run-sched-var's chunk, default 1, times the width, as LLVM makes them). */
+    if (kind == KMPC_SCH_RUNTIME_SIMD && chunk > 1)
+      req->chunk = (req->chunk > 0 ? req->chunk : 1) * (uint64_t)chunk;
     return;
   }
   /* OpenMP 5.0: dynamic and guided are nonmonotonic unless said otherwise; static and ordered

@@ -107,14 +107,36 @@ KMPC_EXPORT void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size,
 
 /* The protocol: __kmpc_reduce{_nowait} answers 1 to a thread that must combine its private
    copies into the original variables itself and then call __kmpc_end_reduce{_nowait}, 2 to one
-   that must combine them with atomic operations, 0 to one that has nothing left to do. Here
-   every thread gets 1 and combines under the lock the compiler names (lck), as LLVM's
-   "critical" method does; a team of one takes no lock. The blocking form ends with the
+   that must combine them with atomic operations (then only the blocking form calls its end), 0
+   to one that has nothing left to do. When clang generated the atomic code (the ident's
+   ATOMIC_REDUCE flag, 0x10), every thread gets 2 and no lock is taken: each combines with one
+   compare-and-swap on the variable's line, where the lock costs the line of the lock as well;
+   otherwise every thread gets 1 and combines under the lock the compiler names (lck), LLVM's
+   "critical" method. A team of one answers 1 and takes no lock. The blocking form ends with the
    construct's barrier. */
-static bool reduce_alone(void)
+#define KMPC_IDENT_ATOMIC_REDUCE 0x10
+
+/* The method the calling thread got at its last __kmpc_reduce (its end needs it). */
+static __thread int32_t reduce_method;
+
+static int32_t reduce_begin(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {
   struct lite_team *team = lite_self()->team;
-  return team == NULL || team->nthreads == 1;
+  if (team == NULL || team->nthreads == 1)
+    reduce_method = 0;
+  else if (loc != NULL && (loc->flags & KMPC_IDENT_ATOMIC_REDUCE))
+    reduce_method = 2;
+  else {
+    __kmpc_critical(loc, gtid, lck);
+    reduce_method = 1;
+  }
+  return reduce_method == 2 ? 2 : 1;
+}
+
+static void reduce_end(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+{
+  if (reduce_method == 1)
+    __kmpc_end_critical(loc, gtid, lck);
 }
 
 KMPC_EXPORT int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num_vars,
@@ -123,27 +145,25 @@ KMPC_EXPORT int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num
                                          kmp_critical_name *lck)
 {
   (void)num_vars, (void)reduce_size, (void)reduce_data, (void)reduce_func;
-  if (!reduce_alone())
-    __kmpc_critical(loc, gtid, lck);
-  return 1;
+  return reduce_begin(loc, gtid, lck);
 }
 
 KMPC_EXPORT void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {
-  if (!reduce_alone())
-    __kmpc_end_critical(loc, gtid, lck);
+  reduce_end(loc, gtid, lck);
 }
 
 KMPC_EXPORT int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars,
                                   size_t reduce_size, void *reduce_data,
                                   void (*reduce_func)(void *, void *), kmp_critical_name *lck)
 {
-  return __kmpc_reduce_nowait(loc, gtid, num_vars, reduce_size, reduce_data, reduce_func, lck);
+  (void)num_vars, (void)reduce_size, (void)reduce_data, (void)reduce_func;
+  return reduce_begin(loc, gtid, lck);
 }
 
 KMPC_EXPORT void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {
-  __kmpc_end_reduce_nowait(loc, gtid, lck);
+  reduce_end(loc, gtid, lck);
   lite_barrier_wait(lite_self());
 }
 

@@ -166,7 +166,8 @@ static void run_task(void *arg)
   int32_t gtid = lite_kmpc_gtid();
   struct kmpc_taskgroup *saved = current_group;
   current_group = h->group;
-  t->routine(gtid, t);
+  if (t->routine != NULL) /* NULL: an empty task, for its dependences alone */
+    t->routine(gtid, t);
   if (h->flags & KMPC_TASK_DESTRUCTORS)
     t->data1.destructors(gtid, t);
   current_group = saved;
@@ -234,10 +235,12 @@ static void **build_depend(int32_t n1, kmp_depend_info_t *l1, int32_t n2, kmp_de
       int32_t m = list == 0 ? n1 : n2;
       for (int32_t i = 0; i < m; i++) {
         uint8_t f = l[i].flags;
-        int kind = (f & (DEP_OUT | DEP_SET | DEP_ALL)) ? 0 : (f & DEP_MTX) ? 1 : 2;
+        /* omp_all_memory comes as the flag or as the address -1. */
+        bool all = (f & DEP_ALL) || l[i].base_addr == (intptr_t)-1;
+        int kind = (all || (f & (DEP_OUT | DEP_SET))) ? 0 : (f & DEP_MTX) ? 1 : 2;
         if (kind != pass)
           continue;
-        dep[k++] = (f & DEP_ALL) ? NULL : (void *)l[i].base_addr;
+        dep[k++] = all ? NULL : (void *)l[i].base_addr;
         if (pass == 0)
           nout++;
         else if (pass == 1)

@@ -23,8 +23,13 @@ bool lite_loop_start_ull(struct lite_loop_request *req, bool up, unsigned long l
                          unsigned long long end, unsigned long long incr,
                          unsigned long long *istart, unsigned long long *iend);
 
-/* GOMP_doacross_wait with the logical iteration numbers in an array (one per dimension). */
-void lite_doacross_wait_counts(const long *counts);
+/* A doacross construct that is not the thread's current one (clang's: kmpc/doacross.c): started
+   with the trip counts of its dimensions, posted to and waited on with logical iteration numbers
+   (one per dimension), and left at the end. */
+struct lite_ws *lite_doacross_begin_detached(unsigned ncounts, long *counts);
+void lite_doacross_post_in(struct lite_ws *ws, const long *counts);
+void lite_doacross_wait_in(struct lite_ws *ws, const long *counts);
+void lite_doacross_end_detached(struct lite_ws *ws);
 
 /* reduction(task, ...) on a worksharing construct (task_reduction.c): the first member calls it
    between lite_ws_begin and lite_ws_ready, the others after lite_ws_begin. */

@@ -165,6 +165,18 @@ static void check_loops(void)
         for (int j = 1; j < 30; j++)
             want[i][j] = (want[i - 1][j] + want[i][j - 1]) % 1000003;
     LITE_EXPECT(memcmp(grid, want, sizeof want) == 0, "doacross: wrong wavefront");
+    /* A dispatched doacross loop: clang shares it out through a loop construct of its own,
+       inside the doacross one. */
+    static long chain[500];
+    chain[0] = 1;
+#pragma omp parallel for ordered(1) schedule(dynamic, 3) num_threads(3)
+    for (int i = 1; i < 500; i++) {
+#pragma omp ordered depend(sink : i - 1)
+        chain[i] = chain[i - 1] + 1;
+#pragma omp ordered depend(source)
+    }
+    LITE_EXPECT(chain[499] == 500, "dispatched doacross: chain ends at %ld, expected 500",
+                chain[499]);
 
     int first_done = 0, bad = 0;
 #pragma omp parallel num_threads(2)
