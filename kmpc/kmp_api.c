@@ -6,6 +6,7 @@
 #include "env.h"
 #include "kmpc.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,14 @@ KMPC_EXPORT void kmp_set_stacksize(int size)
 }
 
 /* LLVM's blocktime is how long a waiting thread spins before it sleeps, in milliseconds: this
-   runtime's spin time. */
-KMPC_EXPORT int kmp_get_blocktime(void) { return (int)(lite_env.spin_ns / 1000000); }
+   runtime's spin time. OMP_WAIT_POLICY=active reads as INT_MAX (spin for ever), as in LLVM. */
+KMPC_EXPORT int kmp_get_blocktime(void)
+{
+  if (lite_env.wait_policy == LITE_WAIT_ACTIVE)
+    return INT_MAX;
+  uint64_t ms = lite_env.spin_ns / 1000000;
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
 KMPC_EXPORT void kmp_set_blocktime(int ms)
 {
   if (ms >= 0)

@@ -201,7 +201,10 @@ static struct dispatch *dispatch_here(void)
 /* LLVM's schedule number, modifiers and chunk as a loop request. */
 static void decode_sched(struct lite_loop_request *req, int32_t sched, int64_t chunk, void *site)
 {
-  bool monotonic = (sched & KMPC_SCH_MODIFIER_MONOTONIC) != 0;
+  /* clang marks every dynamic, guided and runtime schedule with one of the modifier bits
+     (nonmonotonic unless the program said monotonic, OpenMP 5.0's default); a kind without
+     either, as LLVM reads it, is monotonic. */
+  bool monotonic = (sched & KMPC_SCH_MODIFIER_NONMONOTONIC) == 0;
   int32_t kind = sched & ~(KMPC_SCH_MODIFIER_MONOTONIC | KMPC_SCH_MODIFIER_NONMONOTONIC);
   bool ordered = false;
   if (kind >= KMPC_NM_LOWER && kind < KMPC_NM_UPPER)
@@ -251,8 +254,6 @@ static void decode_sched(struct lite_loop_request *req, int32_t sched, int64_t c
       req->chunk = (req->chunk > 0 ? req->chunk : 1) * (uint64_t)chunk;
     return;
   }
-  /* OpenMP 5.0: dynamic and guided are nonmonotonic unless said otherwise; static and ordered
-     loops are monotonic. */
   req->monotonic = monotonic || ordered || req->kind == LITE_SCHED_STATIC;
 }
 
@@ -282,15 +283,15 @@ static void dispatch_setup(struct dispatch *d, bool ull, bool bias, unsigned lon
   decode_sched(&d->req, sched, chunk, site);
 }
 
-/* Whether the chunk [lb, ub] (in the loop's direction) holds x. The end the GOMP side gives a
-   chunk may lie past its last iteration (the loop's end, not its last value). */
-static bool holds(const struct dispatch *d, unsigned long long lb, unsigned long long ub,
-                  unsigned long long x)
+/* The last iteration of the chunk [s, e) that starts at s, by the loop's step: the GOMP side
+   ends a chunk at the next chunk's start, or at the loop's end, which needs not be an
+   iteration (a loop of [0, 9] by 3 ends at 10, its last iteration is 9). */
+static unsigned long long chunk_last(const struct dispatch *d, unsigned long long s,
+                                     unsigned long long e)
 {
-  if (d->ull)
-    return d->up ? lb <= x && x <= ub : ub <= x && x <= lb;
-  long l = (long)lb, u = (long)ub, v = (long)x;
-  return d->up ? l <= v && v <= u : u <= v && v <= l;
+  unsigned long long step = d->up ? d->incr : -d->incr;
+  unsigned long long span = d->up ? e - s : s - e;
+  return s + ((span - 1) / step) * d->incr;
 }
 
 /* The next chunk, inclusive, on the GOMP side's values; false when the loop is done for the
@@ -299,27 +300,27 @@ static bool dispatch_next(struct dispatch *d, int32_t *plast, unsigned long long
                           unsigned long long *ub)
 {
   bool got;
+  unsigned long long s, e;
   if (d->ull) {
-    unsigned long long s, e;
     got = d->started ? GOMP_loop_ull_runtime_next(&s, &e)
                      : lite_loop_start_ull(&d->req, d->up, d->start, d->end, d->incr, &s, &e);
-    *lb = s;
-    *ub = d->up ? e - 1 : e + 1;
   } else {
-    long s, e;
-    got = d->started ? GOMP_loop_runtime_next(&s, &e)
+    long ls, le;
+    got = d->started ? GOMP_loop_runtime_next(&ls, &le)
                      : lite_loop_start_long(&d->req, (long)d->start, (long)d->end,
-                                            (long)d->incr, &s, &e);
-    *lb = (unsigned long long)s;
-    *ub = (unsigned long long)(d->up ? e - 1 : e + 1);
+                                            (long)d->incr, &ls, &le);
+    s = (unsigned long long)ls;
+    e = (unsigned long long)le;
   }
   d->started = true;
   if (!got) {
     GOMP_loop_end_nowait();
     return false;
   }
+  *lb = s;
+  *ub = chunk_last(d, s, e);
   if (plast != NULL)
-    *plast = !d->last_elsewhere && holds(d, *lb, *ub, d->last);
+    *plast = !d->last_elsewhere && *ub == d->last;
   return true;
 }
 

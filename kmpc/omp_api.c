@@ -91,3 +91,17 @@
   X(omp_target_memcpy_rect)
 
 OMP_API(AT_VERSION)
+
+/* LLVM's omp.h renames four routines for C (omp_capture_affinity is ompc_capture_affinity, ...),
+   and LLVM exports four more ompc_ forms: the same routines under another name. */
+#define OMPC_NAME(name)                                                                       \
+  LITE_EXPORT __attribute__((naked)) void ompc_##name(void) { TAIL_JUMP(omp_##name); }
+
+OMPC_NAME(set_affinity_format)
+OMPC_NAME(get_affinity_format)
+OMPC_NAME(display_affinity)
+OMPC_NAME(capture_affinity)
+OMPC_NAME(get_ancestor_thread_num)
+OMPC_NAME(get_team_size)
+OMPC_NAME(set_max_active_levels)
+OMPC_NAME(set_schedule)
