@@ -1,8 +1,12 @@
 /* The rest of LLVM's ABI that clang 14 emits for host code: the allocate directive's
-   allocators, the error directive, the affinity clause, the target-offload policy. */
+   allocators, the error directive, the affinity clause, the target-offload policy; and the
+   warning that OMPT tools get. */
 #include "internal.h"
 #include "kmpc.h"
 
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <strings.h>
 
 KMPC_EXPORT void *__kmpc_alloc(int gtid, size_t size, omp_allocator_handle_t allocator)
 {
@@ -90,4 +94,20 @@ KMPC_EXPORT int __kmpc_get_target_offload(void)
   case LITE_OFFLOAD_MANDATORY: return 2;
   default: return 1;
   }
+}
+
+/* OMPT, the tool interface, is not implemented: a tool named by OMP_TOOL_LIBRARIES, or linked
+   into the program (it defines ompt_start_tool), gets one warning at load and no callbacks. */
+__attribute__((constructor)) static void warn_about_tools(void)
+{
+  const char *tool = getenv("OMP_TOOL");
+  if (tool != NULL && strcasecmp(tool, "disabled") == 0)
+    return;
+  const char *libs = getenv("OMP_TOOL_LIBRARIES");
+  if (libs != NULL && *libs != '\0')
+    lite_warn("OMP_TOOL_LIBRARIES='%s': libomp-lite does not implement the OMPT tool interface; "
+              "the tool is not loaded", libs);
+  else if (dlsym(RTLD_DEFAULT, "ompt_start_tool") != NULL)
+    lite_warn("the program defines ompt_start_tool: libomp-lite does not implement the OMPT tool "
+              "interface; the tool gets no callbacks");
 }
