@@ -94,3 +94,23 @@ bench-apps: libomp-lite.la
 .PHONY: bench-apps
 EXTRA_DIST += bench/apps/run bench/apps/numpy_parts.py
 CLEANFILES += bench-apps-raw.txt
+
+# `make bench-clang`: the same benchmark sources built by clang 14 -fopenmp (LLVM's ABI, served
+# by kmpc/), run on LLVM's libomp, their own runtime and its best case, and on libomp-lite;
+# raw samples in bench-clang-raw.txt. BENCH_FLAGS as for `make bench`.
+CLANG_BENCH_SOURCES_LIST = syncbench loopbench taskbench stencil reuse floor
+bench-clang: libomp-lite.la
+	$(MKDIR_P) bench/clang
+	for p in $(CLANG_BENCH_SOURCES_LIST); do \
+	  clang-14 -fopenmp -O2 -D_GNU_SOURCE -I$(srcdir)/bench $(srcdir)/bench/$$p.c \
+	    $(srcdir)/bench/benchutil.c -o bench/clang/$$p -lm -ldl || exit 1; \
+	done
+	LLVM_LIBOMP_SO='$(LLVM_LIBOMP_SO)' LITE_SO='$(abs_top_builddir)/.libs/libomp-lite.so.0' \
+	  bash $(top_srcdir)/bench/run-bench --bindir bench/clang --runtimes llvm,lite \
+	  --out bench-clang-raw.txt $(BENCH_FLAGS)
+.PHONY: bench-clang
+CLEANFILES += bench-clang-raw.txt
+clean-local: clean-bench-clang
+clean-bench-clang:
+	rm -rf bench/clang
+.PHONY: clean-bench-clang

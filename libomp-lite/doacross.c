@@ -211,6 +211,52 @@ void GOMP_doacross_wait(long first, ...)
     wait_for(ws, (uint64_t)first, pos);
 }
 
+/* clang's doacross loops (kmpc/doacross.c) share their iterations out through a loop of their
+   own (static, or dispatched: a construct of the team's too), so the doacross construct cannot
+   stay the thread's current one: it is started, then detached, and named in each post and wait
+   and at its end. A team's members detach the same entry. */
+struct lite_ws *lite_doacross_begin_detached(unsigned ncounts, long *counts)
+{
+  GOMP_loop_doacross_start(ncounts, counts, LITE_SCHED_STATIC, 0, NULL, NULL, NULL, NULL);
+  struct lite_thread *thr = lite_self();
+  struct lite_ws *ws = thr->ws;
+  thr->ws = NULL;
+  return ws;
+}
+
+void lite_doacross_post_in(struct lite_ws *ws, const long *counts)
+{
+  if (ws == NULL || ws->posted == NULL || counts[0] < 0 ||
+      (uint64_t)counts[0] >= ws->outer_count)
+    return;
+  uint64_t pos = 0;
+  for (unsigned d = 1; d < ws->ncounts; d++)
+    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
+      return;
+  post(ws, (uint64_t)counts[0], pos);
+}
+
+void lite_doacross_wait_in(struct lite_ws *ws, const long *counts)
+{
+  if (ws == NULL || ws->posted == NULL || counts[0] < 0 ||
+      (uint64_t)counts[0] >= ws->outer_count)
+    return;
+  uint64_t pos = 0;
+  for (unsigned d = 1; d < ws->ncounts; d++)
+    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
+      return;
+  wait_for(ws, (uint64_t)counts[0], pos);
+}
+
+void lite_doacross_end_detached(struct lite_ws *ws)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_ws *current = thr->ws;
+  thr->ws = ws;
+  lite_loop_finish(thr, false);
+  thr->ws = current;
+}
+
 /* ------------------------------------------------------------- unsigned long long variants */
 
 typedef unsigned long long ull; /* gcc's gomp_ull */

@@ -637,6 +637,10 @@ void lite_task_cache_release(struct lite_thread *thr);
 void lite_task_reductions_register(uintptr_t *data, uintptr_t *old, uintptr_t *orig, unsigned n);
 
 /* Whether the taskgroup the current task is in (or an enclosing one) was cancelled. */
+/* A clang-built task's event handle (kmpc/task.c) has its low bit set: a gcc-built task's is the
+   task's address. omp_fulfill_event passes those to lite_kmpc_fulfill_event. */
+static inline bool lite_kmpc_event(omp_event_handle_t event) { return ((uintptr_t)event & 1) != 0; }
+void lite_kmpc_fulfill_event(omp_event_handle_t event);
 bool lite_taskgroup_cancelled(struct lite_thread *thr);
 void lite_taskgroup_cancel(struct lite_thread *thr);
 

@@ -358,3 +358,28 @@ __asm__(".symver lite_legacy_nest_lock_destroy, omp_destroy_nest_lock@OMP_1.0");
 __asm__(".symver lite_legacy_nest_lock_set, omp_set_nest_lock@OMP_1.0");
 __asm__(".symver lite_legacy_nest_lock_unset, omp_unset_nest_lock@OMP_1.0");
 __asm__(".symver lite_legacy_nest_lock_test, omp_test_nest_lock@OMP_1.0");
+
+/* LLVM's ABI (kmpc/, version VERSION, for clang-built programs): its omp_lock_t and
+   omp_nest_lock_t are one pointer each. The simple lock's futex word fits; the nest lock takes
+   the legacy 8-byte layout, whose owner is a thread, as LLVM's is. */
+LITE_EXPORT void lite_legacy_nest_lock_init_with_hint(struct lite_legacy_nest_lock *lock,
+                                                      omp_sync_hint_t hint);
+void lite_legacy_nest_lock_init_with_hint(struct lite_legacy_nest_lock *lock,
+                                          omp_sync_hint_t hint)
+{
+  check_hint(hint);
+  lite_legacy_nest_lock_init(lock);
+}
+
+__asm__(".symver lite_lock_init, omp_init_lock@VERSION");
+__asm__(".symver lite_lock_destroy, omp_destroy_lock@VERSION");
+__asm__(".symver lite_lock_set, omp_set_lock@VERSION");
+__asm__(".symver lite_lock_unset, omp_unset_lock@VERSION");
+__asm__(".symver lite_lock_test, omp_test_lock@VERSION");
+__asm__(".symver omp_init_lock_with_hint, omp_init_lock_with_hint@VERSION");
+__asm__(".symver lite_legacy_nest_lock_init, omp_init_nest_lock@VERSION");
+__asm__(".symver lite_legacy_nest_lock_init_with_hint, omp_init_nest_lock_with_hint@VERSION");
+__asm__(".symver lite_legacy_nest_lock_destroy, omp_destroy_nest_lock@VERSION");
+__asm__(".symver lite_legacy_nest_lock_set, omp_set_nest_lock@VERSION");
+__asm__(".symver lite_legacy_nest_lock_unset, omp_unset_nest_lock@VERSION");
+__asm__(".symver lite_legacy_nest_lock_test, omp_test_nest_lock@VERSION");

@@ -85,6 +85,12 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
   return istart == NULL || next_long(thr, istart, iend);
 }
 
+bool lite_loop_start_long(struct lite_loop_request *req, long start, long end, long incr,
+                          long *istart, long *iend)
+{
+  return start_long(req, start, end, incr, istart, iend, NULL, NULL);
+}
+
 /* schedule(kind) with the given modifiers; chunk as gcc passes it. */
 static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, long start, long end,
                        long incr, long chunk, long *istart, long *iend, void *site)

@@ -15,6 +15,22 @@ static inline unsigned lite_loop_team_size(struct lite_thread *thr)
 void lite_loop_request_from_sched(struct lite_thread *thr, struct lite_loop_request *req,
                                   long sched, long chunk, bool ordered, void *site);
 
+/* A loop started by another ABI's entry point (kmpc/loop.c), its request decoded there with the
+   caller's own call site; the chunks then come from GOMP_loop_runtime_next (or the ull one). */
+bool lite_loop_start_long(struct lite_loop_request *req, long start, long end, long incr,
+                          long *istart, long *iend);
+bool lite_loop_start_ull(struct lite_loop_request *req, bool up, unsigned long long start,
+                         unsigned long long end, unsigned long long incr,
+                         unsigned long long *istart, unsigned long long *iend);
+
+/* A doacross construct that is not the thread's current one (clang's: kmpc/doacross.c): started
+   with the trip counts of its dimensions, posted to and waited on with logical iteration numbers
+   (one per dimension), and left at the end. */
+struct lite_ws *lite_doacross_begin_detached(unsigned ncounts, long *counts);
+void lite_doacross_post_in(struct lite_ws *ws, const long *counts);
+void lite_doacross_wait_in(struct lite_ws *ws, const long *counts);
+void lite_doacross_end_detached(struct lite_ws *ws);
+
 /* reduction(task, ...) on a worksharing construct (task_reduction.c): the first member calls it
    between lite_ws_begin and lite_ws_ready, the others after lite_ws_begin. */
 void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool first,

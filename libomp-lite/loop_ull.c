@@ -81,6 +81,12 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
   return istart == NULL || next_ull(thr, istart, iend);
 }
 
+bool lite_loop_start_ull(struct lite_loop_request *req, bool up, ull start, ull end, ull incr,
+                         ull *istart, ull *iend)
+{
+  return start_ull(req, up, start, end, incr, istart, iend, NULL, NULL);
+}
+
 static bool start_kind(enum lite_sched kind, bool monotonic, bool ordered, bool up, ull start,
                        ull end, ull incr, ull chunk, ull *istart, ull *iend, void *site)
 {

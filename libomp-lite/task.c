@@ -948,6 +948,10 @@ void lite_taskgroup_cancel(struct lite_thread *thr)
 
 void omp_fulfill_event(omp_event_handle_t event)
 {
+  if (lite_kmpc_event(event)) { /* a clang-built task's event (kmpc/task.c) */
+    lite_kmpc_fulfill_event(event);
+    return;
+  }
   struct lite_task *t = (struct lite_task *)(uintptr_t)event;
   struct lite_tasks *q = t->queue;
   struct garbage g = {.n = 0};

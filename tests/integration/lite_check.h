@@ -7,7 +7,8 @@
       every import, not just one, catches the LD_PRELOAD trap: an entry point libomp-lite lacks
       silently falls through to the system libgomp, which is loaded too.
       LITE_CHECK=stock (or off) skips the proof, to run the same binaries on stock libgomp;
-      LITE_CHECK=only also fails if a stock libgomp is mapped at all (the ldpath and rpath routes).
+      LITE_CHECK=only also fails if a stock libgomp, or LLVM's libomp, is mapped at all (the
+      ldpath and rpath routes).
    2. Failure reporting: LITE_FAIL prints "<test>: FAIL: ..." and leaves with status 1 at once
       (_exit, so a broken runtime cannot hang the exit path of a failed test). */
 #ifndef LITE_CHECK_H
@@ -81,7 +82,8 @@ static int lite_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     const char *name = info->dlpi_name;
     (void)size;
-    if (name && strstr(name, "libgomp") && !lite_is_lite_path(name)) {
+    if (name && (strstr(name, "libgomp") || strstr(name, "libomp.so")) &&
+        !lite_is_lite_path(name)) {
         *(const char **)data = name;
         return 1;
     }
@@ -113,7 +115,8 @@ static const char *lite_needed_version(const char *base, const ElfW(Shdr) *verne
     }
 }
 
-/* Check every omp_ / GOMP_ import of /proc/self/exe; returns how many were checked. */
+/* Check every import of /proc/self/exe that an OpenMP runtime defines (omp_, GOMP_ from gcc's
+   code; __kmpc_, kmp_ from clang's); returns how many were checked. */
 static int lite_check_imports(void)
 {
     struct stat st;
@@ -145,7 +148,8 @@ static int lite_check_imports(void)
         const char *name = strtab + syms[i].st_name;
         if (syms[i].st_shndx != SHN_UNDEF)
             continue;
-        if (strncmp(name, "omp_", 4) != 0 && strncmp(name, "GOMP_", 5) != 0)
+        if (strncmp(name, "omp_", 4) != 0 && strncmp(name, "GOMP_", 5) != 0 &&
+            strncmp(name, "__kmpc_", 7) != 0 && strncmp(name, "kmp_", 4) != 0)
             continue;
         const char *ver = vers ? lite_needed_version(base, verneed, sh, vers[i] & 0x7fff) : NULL;
         void *addr = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);

@@ -2,7 +2,8 @@
 # run-llvm-testsuite.sh: the make check entry of LLVM's OpenMP runtime testsuite (see README.md
 # here). Fetches the testsuite (cached), then runs run-testsuite.py on the built libomp-lite.
 #
-# usage: run-llvm-testsuite.sh --builddir DIR [run-testsuite.py options...]
+# usage: run-llvm-testsuite.sh --builddir DIR [run-testsuite.py options...] (--compiler clang:
+#        the tests built by clang 14 and judged against LLVM's libomp)
 # Environment: OMPLITE_LLVM_TESTSUITE  an existing openmp/runtime/test directory (nothing fetched)
 #              OMPLITE_CACHE_DIR       where the fetched testsuite is cached
 #              OMPLITE_SUITE_TIMEOUT   seconds per program run (default 60)
@@ -24,6 +25,13 @@ python=$(command -v python3) || {
 filecheck=/usr/lib/llvm-14/bin/FileCheck
 [ -x "$filecheck" ] || {
     echo "run-llvm-testsuite.sh: $filecheck is needed (apt-get install llvm-14-tools)"; exit 99; }
+# --compiler clang builds the tests with clang 14 and links them to LLVM's libomp.
+case " $* " in
+    *" --compiler clang "*)
+        command -v clang-14 > /dev/null && [ -e /usr/lib/llvm-14/lib/libomp.so ] || {
+            echo "run-llvm-testsuite.sh: clang-14 and LLVM's libomp are needed" \
+                 "(apt-get install clang libomp-14-dev)"; exit 77; } ;;
+esac
 suite=$(bash "$here/fetch-testsuite.sh") || {
     echo "run-llvm-testsuite.sh: could not fetch LLVM's OpenMP testsuite (see above)"; exit 99; }
 exec "$python" "$here/run-testsuite.py" --testsuite "$suite" --filecheck "$filecheck" \

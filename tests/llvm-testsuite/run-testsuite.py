@@ -42,6 +42,8 @@ from testsuite_common import (RUNTIMES, bool_expr, build, clean_environment,  # 
 # None: the runtime's own default (the CPUs this process may use); 1: teams of one take their
 # own paths; 4: more threads than a small machine has cores, so members get preempted mid-loop.
 THREAD_COUNTS = (None, 1, 4)
+# The runtime the tests are judged against: the one whose run is not preloaded (main sets it).
+REFERENCE = "libgomp"
 # The second field of a known-failures.txt line for a test that differs from libgomp by design.
 BY_DESIGN = "by design"
 # lit's own library flags for this suite: -lm, and -latomic, which lit's CMake adds when the
@@ -77,19 +79,25 @@ def feature_expr(text, features):
     return bool_expr(tokens, lambda tok: tok == "*" or tok in features, "(", ")")
 
 
-def machine_features():
+def machine_features(compiler):
     """What REQUIRES, UNSUPPORTED and XFAIL are judged against: the names lit's CMake gives the
-    compiler (gcc, gcc-12, gcc-12.2, gcc-12.2.0), and those lit.cfg adds on Linux: linux,
-    affinity (libgomp binds threads to places there) and multicpu (more than one CPU). The
-    suite also writes `gnu` for the GNU compiler, which lit never defines; it is added so that
-    those tests are left out as their authors meant. Not here: ompt (neither libgomp 12 nor
-    libomp-lite has the OMPT tool interface), hwloc (a build option of LLVM's libomp), other
-    systems and compilers."""
-    version = subprocess.run(["gcc", "-dumpfullversion"], stdout=subprocess.PIPE,
-                             text=True).stdout.strip() or "12"
+    compiler (gcc, gcc-12, gcc-12.2, gcc-12.2.0; or clang, clang-14, ...), and those lit.cfg
+    adds on Linux: linux, affinity (the runtimes bind threads to places there) and multicpu
+    (more than one CPU). The suite also writes `gnu` for the GNU compiler, which lit never
+    defines; it is added for gcc so that those tests are left out as their authors meant. Not
+    here: ompt (neither libgomp 12 nor libomp-lite has the OMPT tool interface), hwloc (a build
+    option of LLVM's libomp), other systems and compilers."""
+    program = "gcc" if compiler == "gcc" else "clang-14"
+    version = subprocess.run([program, "-dumpversion"], stdout=subprocess.PIPE,
+                             text=True).stdout.strip() or ("12" if compiler == "gcc" else "14")
+    if compiler == "gcc":
+        version = subprocess.run(["gcc", "-dumpfullversion"], stdout=subprocess.PIPE,
+                                 text=True).stdout.strip() or version
     parts = version.split(".")
-    features = {"gcc", "gnu", "linux", "affinity"}
-    features |= {"gcc-" + ".".join(parts[:n]) for n in range(1, len(parts) + 1)}
+    features = {compiler, "linux", "affinity"}
+    if compiler == "gcc":
+        features.add("gnu")
+    features |= {compiler + "-" + ".".join(parts[:n]) for n in range(1, len(parts) + 1)}
     if (os.cpu_count() or 1) > 1:
         features.add("multicpu")
     return features
@@ -129,9 +137,13 @@ COMPILE_START = re.compile(r"%libomp-(cxx-compile-c|cxx-compile|c99-compile|comp
 class Tools:
     """The programs and flags the substitutions name."""
 
-    def __init__(self, root, filecheck, lite):
+    def __init__(self, root, filecheck, lite, compiler):
         self.root, self.filecheck, self.lite = root, filecheck, lite
         self.not_tool = os.path.join(os.path.dirname(filecheck), "not")
+        # gcc's own omp.h is the one that matches libgomp and libomp-lite; clang's (LLVM's, in
+        # clang's resource directory) the one that matches LLVM's libomp, whose ABI the clang
+        # build calls.
+        self.cc, self.cxx = ("gcc", "g++") if compiler == "gcc" else ("clang-14", "clang++-14")
 
     def substitute(self, text, test, binary, runtime=None):
         """lit.cfg's substitutions, then lit's own, one pass each in lit's order, which puts
@@ -148,10 +160,9 @@ class Tools:
             ("%libomp-compile", "%clang %openmp_flags %flags %s -o %t " + LIBS),
             ("%libomp-c99-compile", "%clang %openmp_flags %flags -std=c99 %s -o %t " + LIBS),
             ("%libomp-run", program),
-            ("%clangXX", "g++"),
-            ("%clang", "gcc"),
+            ("%clangXX", self.cxx),
+            ("%clang", self.cc),
             ("%openmp_flags", "-fopenmp"),
-            # gcc's own omp.h is the one that matches the runtimes under test.
             ("%flags-use-compiler-omp-h", "-I " + q(self.root)),
             ("%flags", "-I " + q(self.root)),
             ("%python", q(sys.executable)),
@@ -291,20 +302,26 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program run")
     ap.add_argument("--filter", default="", help="only tests whose path contains this")
+    ap.add_argument("--compiler", choices=("gcc", "clang"), default="gcc",
+                    help="gcc: built by gcc 12, judged against stock libgomp; clang: built by "
+                         "clang 14, judged against LLVM's libomp (the program's own runtime)")
     args = ap.parse_args()
+    global REFERENCE
+    REFERENCE = "libgomp" if args.compiler == "gcc" else "LLVM libomp"
 
     root = os.path.abspath(args.testsuite)
     lite = os.path.abspath(args.lite)
     workdir = os.path.abspath(args.workdir)
-    tools = Tools(root, args.filecheck, lite)
-    features = machine_features()
+    tools = Tools(root, args.filecheck, lite, args.compiler)
+    features = machine_features(args.compiler)
     tests = [t for t in discover(root, features, tools, workdir) if args.filter in t.id]
     known = read_known(args.known)
     base_env = clean_environment()
 
     runnable = [t for t in tests if t.skip is None]
-    print("LLVM OpenMP runtime testsuite: %d tests, %d run here (%d skipped: OMPT, other "
-          "compilers, XFAIL with gcc)" % (len(tests), len(runnable), len(tests) - len(runnable)))
+    print("LLVM OpenMP runtime testsuite, built by %s: %d tests, %d run here (%d skipped: OMPT, "
+          "other compilers, XFAIL with %s)" % (args.compiler, len(tests), len(runnable),
+                                               len(tests) - len(runnable), args.compiler))
     print("features: %s" % " ".join(sorted(features)))
     skipped = {}
     for test in tests:
@@ -323,7 +340,7 @@ def main():
 
     compiled = compile_all(runnable, compile_test, args.jobs, show_failure)
     if not compiled:
-        return give_up("nothing compiled: are gcc-12 and g++-12 installed?")
+        return give_up("nothing compiled: are %s and %s installed?" % (tools.cc, tools.cxx))
     # The preload route must really put libomp-lite in charge; prove it once with a real test.
     probe_test = next((t for t in compiled if t.id.startswith("parallel/")), compiled[0])
     problem = preload_problem(probe_test.id, probe_test.compiles[0][0], probe_test.workdir,
@@ -383,15 +400,15 @@ def main():
             failed.append((test, bad[0]))
 
     print()
-    print("runs on stock libgomp:  %d of %d tests pass" % (gomp_pass, len(compiled)))
+    print("runs on %-15s %d of %d tests pass" % (REFERENCE + ":", gomp_pass, len(compiled)))
     for test, result, _ in results:
         bad = [run for run in result["libgomp"] if not run[1]]
         if bad:
             threads, _, why, _, step, _ = bad[0]
-            print("    fails on libgomp, not counted: %s at %s: %s (%s)"
-                  % (test.id, team(threads), why, step[0]))
-    print("runs on libomp-lite:    %d of the %d tests that pass on libgomp pass"
-          % (len(passed), gomp_pass))
+            print("    fails on %s, not counted: %s at %s: %s (%s)"
+                  % (REFERENCE, test.id, team(threads), why, step[0]))
+    print("runs on libomp-lite:    %d of the %d tests that pass on %s pass"
+          % (len(passed), gomp_pass, REFERENCE))
     print("known failures:         %d (not implemented yet, or different by design)"
           % len(known_failed))
     groups = {}
@@ -406,7 +423,7 @@ def main():
         for test, (threads, _, why, _, step, _) in flaky:
             print("    %s at %s: %s (%s)" % (test.id, team(threads), why, step[0]))
     if failed:
-        print("\npass on libgomp, FAIL on libomp-lite:")
+        print("\npass on %s, FAIL on libomp-lite:" % REFERENCE)
         for test, (threads, _, why, out, step, _) in failed:
             setting = "" if threads is None else "OMP_NUM_THREADS=%d " % threads
             print("  %s at %s: %s" % (test.id, team(threads), why))

@@ -1,0 +1,79 @@
+/* Parallel and teams regions of clang-built code: __kmpc_fork_call and __kmpc_fork_teams gather
+   the region's shared-variable pointers and run the outlined body through GOMP_parallel and
+   GOMP_teams_reg, so the region gets the pool, ICVs, binding and nesting that a gcc-built one
+   gets; if(false) regions come as a __kmpc_serialized_parallel pair around a direct call. */
+#include "internal.h"
+#include "kmpc.h"
+
+#include <stdarg.h>
+
+struct fork_frame {
+  kmpc_micro fn;
+  int argc;
+  void **argv;
+};
+
+static void run_microtask(void *arg)
+{
+  struct fork_frame *f = arg;
+  int32_t gtid = lite_kmpc_gtid();
+  int32_t btid = omp_get_thread_num();
+  lite_kmpc_invoke(f->fn, &gtid, &btid, f->argc, f->argv);
+}
+
+/* The shared-variable pointers of a variable argument list, in a frame on the caller's stack. */
+#define GATHER_ARGS(frame, argc, last)                                                      \
+  void *frame##_argv[(argc) > 0 ? (argc) : 1];                                               \
+  do {                                                                                       \
+    va_list ap;                                                                              \
+    va_start(ap, last);                                                                      \
+    for (int i = 0; i < (argc); i++)                                                         \
+      frame##_argv[i] = va_arg(ap, void *);                                                  \
+    va_end(ap);                                                                              \
+  } while (0)
+
+KMPC_EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+  (void)loc;
+  if (argc < 0 || argc > 4096)
+    lite_error_exit("__kmpc_fork_call: %d shared variables", argc);
+  GATHER_ARGS(f, argc, microtask);
+  struct fork_frame frame = { microtask, argc, f_argv };
+  struct lite_kmpc_push *push = lite_kmpc_pushed();
+  unsigned num_threads = push->num_threads, flags = push->proc_bind;
+  push->num_threads = 0;
+  push->proc_bind = 0;
+  GOMP_parallel(run_microtask, &frame, num_threads, flags);
+}
+
+static void nothing(void *arg) { (void)arg; }
+
+/* parallel if(false): a team of one, whose body the caller runs between the two calls. */
+KMPC_EXPORT void __kmpc_serialized_parallel(ident_t *loc, int32_t global_tid)
+{
+  (void)loc, (void)global_tid;
+  struct lite_kmpc_push *push = lite_kmpc_pushed();
+  push->num_threads = 0;
+  push->proc_bind = 0;
+  GOMP_parallel_start(nothing, NULL, 1);
+}
+
+KMPC_EXPORT void __kmpc_end_serialized_parallel(ident_t *loc, int32_t global_tid)
+{
+  (void)loc, (void)global_tid;
+  GOMP_parallel_end();
+}
+
+KMPC_EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+  (void)loc;
+  if (argc < 0 || argc > 4096)
+    lite_error_exit("__kmpc_fork_teams: %d shared variables", argc);
+  GATHER_ARGS(f, argc, microtask);
+  struct fork_frame frame = { microtask, argc, f_argv };
+  struct lite_kmpc_push *push = lite_kmpc_pushed();
+  unsigned num_teams = push->num_teams, thread_limit = push->thread_limit;
+  push->num_teams = 0;
+  push->thread_limit = 0;
+  GOMP_teams_reg(run_microtask, &frame, num_teams, thread_limit, 0);
+}
