@@ -4,7 +4,6 @@
 #include "internal.h"
 #include "kmpc.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -96,8 +95,10 @@ KMPC_EXPORT int __kmpc_get_target_offload(void)
   }
 }
 
-/* OMPT, the tool interface, is not implemented: a tool named by OMP_TOOL_LIBRARIES, or linked
-   into the program (it defines ompt_start_tool), gets one warning at load and no callbacks. */
+/* OMPT, the tool interface, is not implemented: a tool named by OMP_TOOL_LIBRARIES gets one
+   warning at load and is not loaded. (A tool linked into the program, which defines
+   ompt_start_tool, cannot be told from LLVM's libomp, which defines one too and is loaded beside
+   libomp-lite under LD_PRELOAD: it is not warned about.) */
 __attribute__((constructor)) static void warn_about_tools(void)
 {
   const char *tool = getenv("OMP_TOOL");
@@ -107,7 +108,4 @@ __attribute__((constructor)) static void warn_about_tools(void)
   if (libs != NULL && *libs != '\0')
     lite_warn("OMP_TOOL_LIBRARIES='%s': libomp-lite does not implement the OMPT tool interface; "
               "the tool is not loaded", libs);
-  else if (dlsym(RTLD_DEFAULT, "ompt_start_tool") != NULL)
-    lite_warn("the program defines ompt_start_tool: libomp-lite does not implement the OMPT tool "
-              "interface; the tool gets no callbacks");
 }

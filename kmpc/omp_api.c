@@ -3,7 +3,9 @@
    name below gets a second, non-default version VERSION through a one-instruction trampoline to
    the one implementation (a symbol can carry only one version; the lock routines, whose
    layouts differ, get theirs in lock.c). The trampoline jumps through the library's own export,
-   so it needs no prototype: it leaves every argument register as the caller set it. */
+   so it needs no prototype: it leaves every argument register as the caller set it. The device
+   memory routines (omp_target_*) are not here: LLVM's libomp does not export them (its
+   libomptarget does). */
 #include "internal.h"
 #include "kmpc.h"
 
@@ -81,14 +83,7 @@
   X(omp_set_num_teams) \
   X(omp_set_num_threads) \
   X(omp_set_schedule) \
-  X(omp_set_teams_thread_limit) \
-  X(omp_target_alloc) \
-  X(omp_target_associate_ptr) \
-  X(omp_target_disassociate_ptr) \
-  X(omp_target_free) \
-  X(omp_target_is_present) \
-  X(omp_target_memcpy) \
-  X(omp_target_memcpy_rect)
+  X(omp_set_teams_thread_limit)
 
 OMP_API(AT_VERSION)
 

@@ -140,6 +140,15 @@ KMPC_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_
   return task_alloc(flags, sizeof_kmp_task_t, sizeof_shareds, task_entry);
 }
 
+/* Called by an offload plugin when a proxy task's device work is done: there are none here
+   (__kmpc_omp_task_alloc refuses them). */
+KMPC_EXPORT void __kmpc_proxy_task_completed_ooo(kmp_task_t *task)
+{
+  (void)task;
+  lite_error_exit("__kmpc_proxy_task_completed_ooo: libomp-lite runs no offload device, so it has "
+                  "no proxy tasks");
+}
+
 /* target nowait's task: on the host, a task like any other. */
 KMPC_EXPORT kmp_task_t *__kmpc_omp_target_task_alloc(ident_t *loc, int32_t gtid, int32_t flags,
                                                      size_t sizeof_kmp_task_t,

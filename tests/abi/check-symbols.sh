@@ -14,7 +14,11 @@
 #   - fails if a lock entry point has only one of its two versions;
 #   - fails if the library exports anything beyond the list and lite-own-symbols.txt (libomp-lite's
 #     own, documented exports);
-#   - fails if the repository copy of the list differs from ../shared/abi/ when that exists.
+#   - fails if the repository copy of the list differs from ../shared/abi/ when that exists;
+#   - LLVM's ABI (kmpc/, for clang-built programs), at version VERSION, apart: fails if an entry
+#     point clang 14 emits for host code (clang14-host-entry-points.txt) is missing there, or if
+#     something is exported at VERSION that LLVM 14's libomp.so.5 does not export (checked when
+#     that library is installed: LLVM_LIBOMP_SO, else /usr/lib/llvm-14/lib/libomp.so.5).
 #
 # usage: check-symbols.sh [--srcdir TOP_SRCDIR] [--lib PATH]   (run by make check)
 set -u
@@ -57,7 +61,10 @@ objdump -T "$lib" | awk '
         if (ver ~ /^[0-9a-f]+$/ && length(ver) >= 8) ver = "(none)"
         if (/\*ABS\*/ && name == ver) next
         print name, ver, hidden
-    }' | sort -u > "$tmp/exported"
+    }' | sort -u > "$tmp/all_exported"
+# LLVM's ABI lives at version VERSION and is checked on its own below.
+awk '$2 != "VERSION"' "$tmp/all_exported" > "$tmp/exported"
+awk '$2 == "VERSION" { print $1 }' "$tmp/all_exported" | sort -u > "$tmp/llvm_exported"
 objdump -p "$lib" | awk '
     /^Version definitions:/ { on = 1; next }
     /^Version References:/ { on = 0 }
@@ -125,6 +132,30 @@ awk -v tmp="$tmp" '
         }
         exit bad
     }' "$tmp/expected" "$tmp/own" "$tmp/stubs" "$tmp/nodes" "$tmp/exported" || fail=1
+
+# LLVM's ABI: every host entry point clang 14 emits, and nothing LLVM's libomp lacks.
+clang_list=$srcdir/tests/abi/clang14-host-entry-points.txt
+grep -v '^[[:space:]]*#' "$clang_list" | grep -v '^[[:space:]]*$' | sort -u > "$tmp/clang_needed"
+missing=$(comm -23 "$tmp/clang_needed" "$tmp/llvm_exported")
+echo "$(comm -12 "$tmp/clang_needed" "$tmp/llvm_exported" | wc -l) of $(wc -l < "$tmp/clang_needed")" \
+     "clang 14 host entry points present at VERSION;" \
+     "$(wc -l < "$tmp/llvm_exported") symbols exported at VERSION"
+if [ -n "$missing" ]; then
+    echo "FAIL: missing at VERSION:" $missing
+    fail=1
+fi
+llvm_lib=${LLVM_LIBOMP_SO:-/usr/lib/llvm-14/lib/libomp.so.5}
+if [ -e "$llvm_lib" ]; then
+    objdump -T "$llvm_lib" | awk '/\*UND\*/ { next } NF >= 6 && $(NF-1) ~ /^\(?VERSION\)?$/ { print $NF }' |
+        sort -u > "$tmp/llvm_has"
+    extra=$(comm -23 "$tmp/llvm_exported" "$tmp/llvm_has")
+    if [ -n "$extra" ]; then
+        echo "FAIL: exported at VERSION but not by $llvm_lib:" $extra
+        fail=1
+    fi
+else
+    echo "(LLVM's libomp.so.5 not installed: the VERSION exports are not compared with it)"
+fi
 
 if [ "$fail" -eq 0 ]; then
     echo "PASS: ABI check of $lib"

@@ -467,6 +467,7 @@ TESTS += $(ABI_TESTS) $(INTEG_ROUTE_TESTS)
 CLEANFILES += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)
 EXTRA_DIST += tests/integration/run-routes.sh tests/integration/README.md \
 	tests/abi/check-symbols.sh tests/abi/libgomp12-host-symbols.txt \
+	tests/abi/clang14-host-entry-points.txt \
 	tests/abi/lite-own-symbols.txt
 
 $(INTEG_ROUTE_TESTS): Makefile
