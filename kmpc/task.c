@@ -86,6 +86,7 @@ struct kmpc_task {
   int32_t flags;
   _Atomic int refs;             /* its routine's end, and omp_fulfill_event when detachable */
   void *_Atomic event;          /* GOMP_task's event, for a detachable task */
+  struct lite_included included; /* task if(0): the task and the state its end puts back */
 };
 
 #define TASK_OFFSET ((sizeof(struct kmpc_task) + 15) & ~(size_t)15)
@@ -296,18 +297,21 @@ KMPC_EXPORT void __kmpc_omp_wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
     free(dep);
 }
 
-/* task if(0): clang runs the task's routine itself between these two calls. The body runs as
-   part of the encountering task here: a task it creates is that task's child, and a taskwait in
-   it waits for that task's children (LLVM makes the undeferred task current). */
+/* task if(0): clang runs the task's routine itself between these two calls. In between it is
+   the thread's current task, an included one: the tasks it creates are its children, and its
+   taskwait waits for them. */
 KMPC_EXPORT void __kmpc_omp_task_begin_if0(ident_t *loc, int32_t gtid, kmp_task_t *task)
 {
-  (void)loc, (void)gtid, (void)task;
+  (void)loc, (void)gtid;
+  struct kmpc_task *h = header_of(task);
+  lite_task_included_begin(&h->included, (h->flags & KMPC_TASK_FINAL) != 0);
 }
 
 KMPC_EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, int32_t gtid, kmp_task_t *task)
 {
   (void)loc, (void)gtid;
   struct kmpc_task *h = header_of(task);
+  lite_task_included_end(&h->included);
   if (h->flags & KMPC_TASK_DESTRUCTORS)
     task->data1.destructors(lite_kmpc_gtid(), task);
   task_release(h);

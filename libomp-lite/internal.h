@@ -637,6 +637,15 @@ void lite_task_cache_release(struct lite_thread *thr);
 void lite_task_reductions_register(uintptr_t *data, uintptr_t *old, uintptr_t *orig, unsigned n);
 
 /* Whether the taskgroup the current task is in (or an enclosing one) was cancelled. */
+/* An included task whose body the caller runs between the two calls (clang's task if(0),
+   kmpc/task.c): the state to put back at its end. */
+struct lite_included {
+  struct lite_task *task, *saved_task;
+  struct lite_icv saved_icv;
+};
+void lite_task_included_begin(struct lite_included *inc, bool final);
+void lite_task_included_end(struct lite_included *inc);
+
 /* A clang-built task's event handle (kmpc/task.c) has its low bit set: a gcc-built task's is the
    task's address. omp_fulfill_event passes those to lite_kmpc_fulfill_event. */
 static inline bool lite_kmpc_event(omp_event_handle_t event) { return ((uintptr_t)event & 1) != 0; }

@@ -752,6 +752,50 @@ static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct
   empty_garbage(&g);
 }
 
+/* After an included task's body: its children may outlive it, and the last of them to complete
+   frees it (maybe_free). */
+static void end_included(struct lite_tasks *q, struct lite_task *t)
+{
+  if (!t->had_children) {
+    task_release(t);
+    return;
+  }
+  struct garbage g = {.n = 0};
+  q_lock(q);
+  free_dep_table(t->deps);
+  t->deps = NULL;
+  t->state = LITE_TASK_DONE;
+  t->creator_owns = false;
+  maybe_free(t, &g);
+  q_unlock(q);
+  empty_garbage(&g);
+}
+
+/* An included task whose body its compiler runs itself, between the two calls (clang's task
+   if(0): kmpc/task.c): the task is the thread's current one in between, as run_body makes it. */
+void lite_task_included_begin(struct lite_included *inc, bool final)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *parent = lite_current_task(thr);
+  struct lite_task *t = new_task(thr, parent, lite_tasks_of(thr), 0, 0, 1);
+  t->final = final || parent->final;
+  t->state = LITE_TASK_RUNNING;
+  t->creator_owns = true;
+  inc->task = t;
+  inc->saved_task = thr->task;
+  inc->saved_icv = thr->icv;
+  thr->task = t;
+  thr->icv = t->icv;
+}
+
+void lite_task_included_end(struct lite_included *inc)
+{
+  struct lite_thread *thr = lite_self();
+  thr->task = inc->saved_task;
+  thr->icv = inc->saved_icv;
+  end_included(inc->task->queue, inc->task);
+}
+
 /* An undeferred task without dependences, detach or copy constructor: the encountering thread
    runs it at once and no other thread can see it, so it is neither counted nor queued, and the
    queue's lock is not taken, unless the task creates tasks of its own (they point to it).
@@ -768,22 +812,8 @@ static void run_included(struct lite_thread *thr, struct lite_task *parent, stru
   t->state = LITE_TASK_RUNNING;
   t->creator_owns = true;
   run_body(thr, t);
-  if (!t->had_children) {
-    task_release(t);
-    return;
-  }
-  /* Its children may outlive it: the last of them to complete frees it (maybe_free). */
-  struct garbage g = {.n = 0};
-  q_lock(q);
-  free_dep_table(t->deps);
-  t->deps = NULL;
-  t->state = LITE_TASK_DONE;
-  t->creator_owns = false;
-  maybe_free(t, &g);
-  q_unlock(q);
-  empty_garbage(&g);
+  end_included(q, t);
 }
-
 /* The throttle: when the team's queue already holds THROTTLE_PER_MEMBER ready tasks for each
    member, a new task without depend clauses or detach runs at once on its creator, undeferred,
    as a task that is not required to be deferred may (OpenMP 5.2 §12.1: whether a task is

@@ -374,6 +374,32 @@ static void check_tasks(void)
     LITE_EXPECT(undeferred && in_final, "if(0) task ran at once: %d; in final task: %d",
                 undeferred, in_final);
 
+    /* A taskwait in an if(0) task waits for that task's children only: not for a sibling that
+       waits for the if(0) task itself (waiting for it would deadlock). */
+    int flag = 0, child_done = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp task shared(flag)
+        {
+            int seen = 0;
+            while (!seen) {
+#pragma omp atomic read
+                seen = flag;
+            }
+        }
+#pragma omp task if (0) shared(flag, child_done)
+        {
+#pragma omp task shared(child_done)
+            child_done = 1;
+#pragma omp taskwait
+            LITE_EXPECT(child_done == 1, "taskwait in an if(0) task did not wait for its child");
+#pragma omp atomic write
+            flag = 1;
+        }
+#pragma omp taskwait
+    }
+
     int fulfilled = 0;
 #pragma omp parallel num_threads(2)
 #pragma omp single
