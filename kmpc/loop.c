@@ -358,65 +358,32 @@ KMPC_EXPORT void __kmpc_dispatch_init_8u(ident_t *loc, int32_t gtid, int32_t sch
                  __builtin_return_address(0));
 }
 
-KMPC_EXPORT int __kmpc_dispatch_next_4(ident_t *loc, int32_t gtid, int32_t *plast, int32_t *plb,
-                                       int32_t *pub, int32_t *pst)
-{
-  (void)loc, (void)gtid;
-  struct dispatch *d = dispatch_here();
-  unsigned long long lb, ub;
-  if (!dispatch_next(d, plast, &lb, &ub))
-    return 0;
-  *plb = (int32_t)(long)lb;
-  *pub = (int32_t)(long)ub;
-  if (pst != NULL)
-    *pst = (int32_t)d->stride;
-  return 1;
-}
+/* One body for the four types: T the bound type, S the stride's; from_gomp turns a value of
+   the GOMP side into T (the 8-byte signed type moves back from the unsigned side). */
+#define DEFINE_DISPATCH_NEXT(suffix, T, S, from_gomp)                                         \
+  KMPC_EXPORT int __kmpc_dispatch_next_##suffix(ident_t *loc, int32_t gtid, int32_t *plast,   \
+                                                T *plb, T *pub, S *pst)                       \
+  {                                                                                           \
+    (void)loc, (void)gtid;                                                                    \
+    struct dispatch *d = dispatch_here();                                                     \
+    unsigned long long lb, ub;                                                                \
+    if (!dispatch_next(d, plast, &lb, &ub))                                                   \
+      return 0;                                                                               \
+    *plb = (T)from_gomp(lb);                                                                  \
+    *pub = (T)from_gomp(ub);                                                                  \
+    if (pst != NULL)                                                                          \
+      *pst = (S)d->stride;                                                                    \
+    return 1;                                                                                 \
+  }
 
-KMPC_EXPORT int __kmpc_dispatch_next_4u(ident_t *loc, int32_t gtid, int32_t *plast, uint32_t *plb,
-                                        uint32_t *pub, int32_t *pst)
-{
-  (void)loc, (void)gtid;
-  struct dispatch *d = dispatch_here();
-  unsigned long long lb, ub;
-  if (!dispatch_next(d, plast, &lb, &ub))
-    return 0;
-  *plb = (uint32_t)(long)lb;
-  *pub = (uint32_t)(long)ub;
-  if (pst != NULL)
-    *pst = (int32_t)d->stride;
-  return 1;
-}
+#define FROM_LONG(v) (long)(v)
+#define FROM_ULL(v) (v)
+#define FROM_BIASED(v) ((v) ^ BIAS)
 
-KMPC_EXPORT int __kmpc_dispatch_next_8(ident_t *loc, int32_t gtid, int32_t *plast, int64_t *plb,
-                                       int64_t *pub, int64_t *pst)
-{
-  (void)loc, (void)gtid;
-  struct dispatch *d = dispatch_here();
-  unsigned long long lb, ub;
-  if (!dispatch_next(d, plast, &lb, &ub))
-    return 0;
-  *plb = (int64_t)(lb ^ BIAS);
-  *pub = (int64_t)(ub ^ BIAS);
-  if (pst != NULL)
-    *pst = d->stride;
-  return 1;
-}
-
-KMPC_EXPORT int __kmpc_dispatch_next_8u(ident_t *loc, int32_t gtid, int32_t *plast,
-                                        uint64_t *plb, uint64_t *pub, int64_t *pst)
-{
-  (void)loc, (void)gtid;
-  struct dispatch *d = dispatch_here();
-  unsigned long long lb, ub;
-  if (!dispatch_next(d, plast, &lb, &ub))
-    return 0;
-  *plb = lb;
-  *pub = ub;
-  if (pst != NULL)
-    *pst = d->stride;
-  return 1;
-}
+DEFINE_DISPATCH_NEXT(4, int32_t, int32_t, FROM_LONG)
+DEFINE_DISPATCH_NEXT(4u, uint32_t, int32_t, FROM_LONG)
+DEFINE_DISPATCH_NEXT(8, int64_t, int64_t, FROM_BIASED)
+DEFINE_DISPATCH_NEXT(8u, uint64_t, int64_t, FROM_ULL)
 
 /* The end of an ordered loop's iteration: nothing, the ordered turn passes at the end of each
    chunk (ordered.c). */

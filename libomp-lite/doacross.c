@@ -181,16 +181,27 @@ bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long c
 
 /* A dependence on an iteration outside the iteration space is ignored (OpenMP 5.2 §15.9.6), and
    so is a post outside it. gcc passes logical iteration numbers; a negative long is outside. */
+/* The outer iteration and the flattened inner position of the logical iteration numbers counts
+   (one per dimension); false if one lies outside its dimension (a negative long is outside). */
+static bool position_of(const struct lite_ws *ws, const long *counts, uint64_t *outer,
+                        uint64_t *pos)
+{
+  if (counts[0] < 0 || (uint64_t)counts[0] >= ws->outer_count)
+    return false;
+  *pos = 0;
+  for (unsigned d = 1; d < ws->ncounts; d++)
+    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], pos))
+      return false;
+  *outer = (uint64_t)counts[0];
+  return true;
+}
+
 void GOMP_doacross_post(long *counts)
 {
   struct lite_ws *ws = doacross_ws();
-  if (ws == NULL || counts[0] < 0 || (uint64_t)counts[0] >= ws->outer_count)
-    return;
-  uint64_t pos = 0;
-  for (unsigned d = 1; d < ws->ncounts; d++)
-    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
-      return;
-  post(ws, (uint64_t)counts[0], pos);
+  uint64_t outer, pos;
+  if (ws != NULL && position_of(ws, counts, &outer, &pos))
+    post(ws, outer, pos);
 }
 
 void GOMP_doacross_wait(long first, ...)
@@ -226,26 +237,16 @@ struct lite_ws *lite_doacross_begin_detached(unsigned ncounts, long *counts)
 
 void lite_doacross_post_in(struct lite_ws *ws, const long *counts)
 {
-  if (ws == NULL || ws->posted == NULL || counts[0] < 0 ||
-      (uint64_t)counts[0] >= ws->outer_count)
-    return;
-  uint64_t pos = 0;
-  for (unsigned d = 1; d < ws->ncounts; d++)
-    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
-      return;
-  post(ws, (uint64_t)counts[0], pos);
+  uint64_t outer, pos;
+  if (ws != NULL && ws->posted != NULL && position_of(ws, counts, &outer, &pos))
+    post(ws, outer, pos);
 }
 
 void lite_doacross_wait_in(struct lite_ws *ws, const long *counts)
 {
-  if (ws == NULL || ws->posted == NULL || counts[0] < 0 ||
-      (uint64_t)counts[0] >= ws->outer_count)
-    return;
-  uint64_t pos = 0;
-  for (unsigned d = 1; d < ws->ncounts; d++)
-    if (counts[d] < 0 || !fold(ws, d, (uint64_t)counts[d], &pos))
-      return;
-  wait_for(ws, (uint64_t)counts[0], pos);
+  uint64_t outer, pos;
+  if (ws != NULL && ws->posted != NULL && position_of(ws, counts, &outer, &pos))
+    wait_for(ws, outer, pos);
 }
 
 void lite_doacross_end_detached(struct lite_ws *ws)
