@@ -439,6 +439,8 @@ void lite_team_after_fork(void);
 void lite_pool_shutdown(struct lite_pool *pool);
 /* Releases everything thr leads (its pools), when thr exits. */
 void lite_thread_release(struct lite_thread *thr);
+/* The library is unloaded: its pthread key for the threads' exit goes (team.c). */
+void lite_thread_key_delete(void);
 
 /* ---------------------------------------------------------------- worksharing (work.c, sched/) */
 

@@ -11,9 +11,14 @@
 
 __thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
 
-/* Runs lite_thread_release() when a user thread that used the runtime exits. */
+/* Runs lite_thread_release() when a user thread that used the runtime exits. The key must not
+   outlive the library: a pthread that ran a dlopen'ed plugin's regions and exits after the
+   dlclose ran this destructor from unmapped memory (SIGSEGV in __nptl_deallocate_tsd). So the
+   library's destructor deletes it (lite_thread_key_delete); made again if the runtime is used
+   after that (a later destructor of the exiting process). */
 static pthread_key_t thread_exit_key;
-static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t thread_exit_key_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool thread_exit_key_live;
 
 static void thread_exit(void *arg)
 {
@@ -26,7 +31,26 @@ static void thread_exit(void *arg)
   free(thr);
 }
 
-static void make_thread_exit_key(void) { pthread_key_create(&thread_exit_key, thread_exit); }
+static void make_thread_exit_key(void)
+{
+  pthread_mutex_lock(&thread_exit_key_lock);
+  if (!atomic_load_explicit(&thread_exit_key_live, memory_order_relaxed) &&
+      pthread_key_create(&thread_exit_key, thread_exit) == 0)
+    atomic_store_explicit(&thread_exit_key_live, true, memory_order_release);
+  pthread_mutex_unlock(&thread_exit_key_lock);
+}
+
+/* At unload: the threads still alive keep their state (a few hundred bytes each, not freed:
+   nothing of the library runs in them any more). */
+void lite_thread_key_delete(void)
+{
+  pthread_mutex_lock(&thread_exit_key_lock);
+  if (atomic_load_explicit(&thread_exit_key_live, memory_order_relaxed)) {
+    pthread_key_delete(thread_exit_key);
+    atomic_store_explicit(&thread_exit_key_live, false, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&thread_exit_key_lock);
+}
 
 struct lite_thread *lite_thread_create_self(void)
 {
@@ -39,8 +63,10 @@ struct lite_thread *lite_thread_create_self(void)
   lite_bind_thread_init(thr);
   lite_self_tls = thr;
   atomic_fetch_add_explicit(&lite_threads_live, 1, memory_order_relaxed);
-  pthread_once(&thread_exit_key_once, make_thread_exit_key);
-  pthread_setspecific(thread_exit_key, thr);
+  if (!atomic_load_explicit(&thread_exit_key_live, memory_order_acquire))
+    make_thread_exit_key();
+  if (atomic_load_explicit(&thread_exit_key_live, memory_order_acquire))
+    pthread_setspecific(thread_exit_key, thr);
   return thr;
 }
 

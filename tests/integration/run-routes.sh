@@ -408,6 +408,9 @@ t_dlclose() {
         case_ok dlclose
         case_ok OMP_WAIT_POLICY=active dlclose
         case_ok OMP_WAIT_POLICY=passive dlclose
+        # The plugin's user is a pthread that outlives the dlclose (issue 26, item 1).
+        case_ok DLCLOSE_USER_THREAD=1 dlclose
+        case_ok DLCLOSE_USER_THREAD=1 OMP_WAIT_POLICY=passive dlclose
     else
         case_skip "dlclose: stock libgomp leaves its workers behind when it is unloaded (they crash)"
     fi
