@@ -726,6 +726,9 @@ void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint
    with OMPLITE_LOAD_WATCH=false. */
 enum lite_load { LITE_LOAD_NONE, LITE_LOAD_FOREIGN, LITE_LOAD_UNKNOWN };
 enum lite_load lite_foreign_load(uint64_t now);
+/* OMP_DYNAMIC=true: the threads a team of n may get, at most the CPUs other processes leave free
+   (wait.c). */
+unsigned lite_dynamic_threads(unsigned n);
 /* How long a waiter may spin now: the wait policy's spin_ns, cut short while another process
    competes for our CPUs. */
 uint64_t lite_spin_budget_ns(uint64_t now);

@@ -6,6 +6,7 @@
    pool is team member k in every region, so its caches (and later its binding) stay put. */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,14 +86,29 @@ static _Atomic unsigned threads_in_teams = 1;
 
 void lite_team_after_fork(void) { atomic_store(&threads_in_teams, 1); }
 
+/* num_threads(-3) reaches GOMP_parallel as 4294967293: a conforming program cannot pass a value
+   that is not positive, and the clamp to LITE_MAX_TEAM_THREADS would start 4,096 threads for it.
+   It is treated as no clause (nthreads-var), with one warning. */
+static void warn_negative_once(unsigned requested)
+{
+  static _Atomic bool warned;
+  if (!atomic_exchange(&warned, true))
+    lite_warn("num_threads(%d) is not a positive number; using nthreads-var instead",
+              (int)requested);
+}
+
 unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads)
 {
   unsigned active = thr->team != NULL ? thr->team->active_level : 0;
   if (active >= thr->icv.max_active_levels)
     return 1;
+  if (lite_unlikely(num_threads > INT_MAX)) {
+    warn_negative_once(num_threads);
+    num_threads = 0;
+  }
   unsigned n = num_threads != 0 ? num_threads : thr->icv.nthreads;
-  if (thr->icv.dynamic && n > lite_env.ncpus)
-    n = lite_env.ncpus;
+  if (thr->icv.dynamic && n > 1)
+    n = lite_dynamic_threads(n);
   if (lite_unlikely(n > LITE_MAX_TEAM_THREADS)) {
     warn_clamped_once(n);
     n = LITE_MAX_TEAM_THREADS;

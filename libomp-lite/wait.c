@@ -105,6 +105,37 @@ static int foreign_tasks(int exact_from)
   return others - (ours >= 0 ? ours : awake);
 }
 
+/* OMP_DYNAMIC=true: a new team gets at most the CPUs that other processes leave free, as in
+   libgomp (which subtracts the one-minute load average) and LLVM. The count is the kernel's
+   runnable tasks now, less our own awake threads and the online CPUs this process does not use
+   (the estimate of foreign_tasks, without the per-thread scan, so its cost does not grow with
+   the process's threads), read at most once per LOAD_CHECK_NS by one thread for the whole
+   process; the forks in between use the last answer. 2 busy processes on 2 CPUs: 1 thread, as
+   libgomp and LLVM give (2 before). */
+static _Atomic uint64_t dynamic_checked_ns;
+static _Atomic int dynamic_free_cpus = -1;
+
+unsigned lite_dynamic_threads(unsigned n)
+{
+  unsigned ncpus = lite_env.ncpus;
+  if (n > ncpus)
+    n = ncpus;
+  int free_cpus = atomic_load_explicit(&dynamic_free_cpus, memory_order_relaxed);
+  if (lite_env.load_watch) {
+    uint64_t now = lite_now_ns();
+    uint64_t last = atomic_load_explicit(&dynamic_checked_ns, memory_order_relaxed);
+    if ((free_cpus < 0 || now - last >= LOAD_CHECK_NS) &&
+        atomic_compare_exchange_strong(&dynamic_checked_ns, &last, now)) {
+      int foreign = foreign_tasks(INT_MAX);
+      free_cpus = foreign <= 0 ? (int)ncpus : foreign < (int)ncpus ? (int)ncpus - foreign : 0;
+      atomic_store_explicit(&dynamic_free_cpus, free_cpus, memory_order_relaxed);
+    }
+  }
+  if (free_cpus >= 0 && (unsigned)free_cpus < n)
+    n = (unsigned)free_cpus;
+  return n > 0 ? n : 1;
+}
+
 static void check_load(uint64_t now)
 {
   int high = 0;

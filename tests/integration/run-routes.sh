@@ -19,7 +19,8 @@ set -u
 
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
-env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding"
+env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
+harden"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -601,6 +602,62 @@ all OMP_THREAD_LIMIT=abc --default-max
 all OMP_PROC_BIND=sideways --default-max
 all GOMP_SPINCOUNT=abc --default-max
 EOF
+}
+
+# ---- issue 26 (hardening) ----
+
+# Busy processes beside a case: busy_start N starts N shell loops (their pids in busy_pids),
+# busy_stop ends them.
+busy_pids=
+busy_start() {
+    local i
+    for ((i = 0; i < $1; i++)); do
+        sh -c 'while :; do :; done' &
+        busy_pids="$busy_pids $!"
+    done
+}
+busy_stop() {
+    local p
+    for p in $busy_pids; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+    busy_pids=
+}
+
+# case_warns PATTERN [VAR=VALUE...] PROGRAM [ARG...]: the program must exit 0 with exactly one
+# non-empty line on stderr (the stock libgomp's own "libgomp: " lines left out on the preload
+# route), matching the grep pattern PATTERN.
+case_warns() {
+    local pattern=$1
+    shift
+    case_run "$@"
+    grep -v '^libgomp: ' "$CASE_ERR" | grep -v '^[[:space:]]*$' > "$CASE_ERR.lite"
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ "$(wc -l < "$CASE_ERR.lite")" -ne 1 ]; then
+        case_fail "expected one warning line on stderr, got $(wc -l < "$CASE_ERR.lite")"
+    elif ! grep -q -- "$pattern" "$CASE_ERR.lite"; then
+        case_fail "the warning does not match '$pattern'"
+    else
+        case_pass
+    fi
+}
+
+t_harden() {
+    if ! lite_route; then
+        case_skip "harden: libomp-lite's own answers to bad input"
+        return
+    fi
+    # Item 6: OMP_THREAD_LIMIT=0 names the value omp_get_thread_limit() returns.
+    case_warns "OMP_THREAD_LIMIT.*2147483647" OMP_THREAD_LIMIT=0 harden regions 2 10
+    # A valid kind with a bad chunk keeps the kind, with the default chunk (as libgomp).
+    case_warns "OMP_SCHEDULE" OMP_SCHEDULE=guided,abc harden schedule guided 1
+    case_warns "OMP_SCHEDULE" OMP_SCHEDULE=static,-2 harden schedule static 0
+    case_ok OMP_SCHEDULE=guided,7 harden schedule guided 7
+    # num_threads(-3): one warning, teams of nthreads-var.
+    case_warns "num_threads(-3)" OMP_NUM_THREADS=3 harden negative
+    # OMP_DYNAMIC=true while other processes hold every CPU: a team of one.
+    busy_start "$LITE_TEST_NPROCS"
+    case_ok OMP_DYNAMIC=true harden dynamic-busy
+    busy_stop
 }
 
 # ---- main ----

@@ -557,13 +557,17 @@ START_TEST(test_team_size_rules)
   ck_assert_uint_eq(lite_team_size_for(thr, 0), 1);
   thr->icv.max_active_levels = 1;
 
-  /* dyn-var true caps the team at the CPUs the process may use. */
+  /* dyn-var true caps the team at the CPUs the process may use (and, with the load watch on,
+     at those other processes leave free: off here, the machine may be busy). */
+  bool watch = lite_env.load_watch;
+  lite_env.load_watch = false;
   lite_env.ncpus = 3;
   thr->icv.dynamic = true;
   ck_assert_uint_eq(lite_team_size_for(thr, 8), 3);
   ck_assert_uint_eq(lite_team_size_for(thr, 0), 3);
   ck_assert_uint_eq(lite_team_size_for(thr, 2), 2);
   thr->icv.dynamic = false;
+  lite_env.load_watch = watch;
   ck_assert_uint_eq(lite_team_size_for(thr, 8), 8);
 
   /* thread-limit-var: at most that many threads in the contention group. */
