@@ -41,9 +41,12 @@ static inline uint64_t lite_now_ns(void)
 
 /* The number of CPUs in this process's affinity mask. */
 unsigned lite_os_affinity_cpus(void);
-/* The CPU quota of this process's cgroup v2 (cpu.max), rounded up to whole CPUs; 0 if none is set.
-   root is the cgroup file system's mount point ("/sys/fs/cgroup"), a parameter for the tests. */
+/* The CPU quota of this process's cgroup, rounded up to whole CPUs; 0 if none is set: cgroup v2
+   (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us under ROOT/cpu), the smallest up the
+   hierarchy. root is the cgroup file system's mount point ("/sys/fs/cgroup"), a parameter for
+   the tests, as is the file that names the process's groups ("/proc/self/cgroup"). */
 unsigned lite_os_cgroup_cpu_quota(const char *root);
+unsigned lite_os_cgroup_quota_at(const char *root, const char *proc_cgroup);
 /* CPUs the default team should use: the affinity mask, capped by the cgroup quota. */
 unsigned lite_os_available_cpus(void);
 
