@@ -263,6 +263,7 @@ void lite_waiter_init(struct lite_waiter *w)
   /* Most waits end within a few polls: the clock is first read after SPIN_POLLS_PER_CLOCK of
      them (a yielding waiter reads it at once), which moves the budget by about 1.5 µs. */
   w->start_ns = w->mode == LITE_WAIT_YIELD ? lite_now_ns() : 0;
+  w->last_ns = w->start_ns;
 }
 
 bool lite_waiter_poll(struct lite_waiter *w)
@@ -307,6 +308,9 @@ bool lite_waiter_poll(struct lite_waiter *w)
     if (now - w->start_ns > lite_env.yield_ns || crowded(now))
       return false;
     count_if_wanted(now);
+    /* A yielding waiter that turns to spinning must not take the time since its last clock
+       reading here for a preemption (valgrind found last_ns unset on that path). */
+    w->last_ns = now;
     lite_os_yield();
     w->polls++;
     if (w->polls % 8 == 0)

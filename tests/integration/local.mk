@@ -523,7 +523,8 @@ tests_integration_harden_LDFLAGS = $(INTEG_LINK_FLAGS)
 tests_integration_harden_LDADD = $(INTEG_LIBS)
 check_PROGRAMS += tests/integration/harden
 
-HARDEN_TESTS = tests/integration/harden.preload
+HARDEN_TESTS = tests/integration/harden.preload tests/integration/stress.preload \
+	tests/integration/memcheck.preload
 check_SCRIPTS += $(HARDEN_TESTS)
 TESTS += $(HARDEN_TESTS)
 CLEANFILES += $(HARDEN_TESTS)
@@ -535,3 +536,10 @@ $(HARDEN_TESTS): Makefile
 	  echo "exec bash '$(abs_top_srcdir)/tests/integration/run-routes.sh' \
 	    --builddir '$(abs_top_builddir)' --srcdir '$(abs_top_srcdir)' $${b##*.} $${b%.*}"; \
 	} > $@ && chmod +x $@
+
+tests_integration_stress_SOURCES = tests/integration/stress.c tests/integration/lite_check.h
+tests_integration_stress_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_stress_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_stress_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_stress_LDADD = $(INTEG_LIBS)
+check_PROGRAMS += tests/integration/stress

@@ -20,7 +20,7 @@ set -u
 ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic locks reduction
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
-harden"
+harden stress memcheck"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -95,7 +95,7 @@ case_run() {
         CASE_RC=99
         return
     fi
-    timeout -k 5 "$timeout_s" env "${route_env[@]}" "${envs[@]}" "$bin" "$@" \
+    timeout -k 5 "$timeout_s" env "${route_env[@]}" "${envs[@]}" $CASE_WRAP "$bin" "$@" \
         > "$CASE_OUT" 2> "$CASE_ERR" < /dev/null
     CASE_RC=$?
 }
@@ -658,6 +658,36 @@ t_harden() {
     busy_start "$LITE_TEST_NPROCS"
     case_ok OMP_DYNAMIC=true harden dynamic-busy
     busy_stop
+}
+
+# The stress program (random nesting from 3 user threads, every result checked) at 2 and 16
+# threads: a few seconds on a loaded 2-CPU machine. tests/tsan runs it too (ldpath route).
+t_stress() {
+    case_ok OMP_NUM_THREADS=2 stress 1000
+    case_ok OMP_NUM_THREADS=16 stress 300
+}
+
+# A few programs under valgrind memcheck: any error fails the run (a user who runs their own
+# program under valgrind --error-exitcode must not see the runtime fail). Small sizes: each run
+# takes seconds under valgrind.
+CASE_WRAP=
+t_memcheck() {
+    if ! command -v valgrind > /dev/null; then
+        echo "  SKIP  memcheck: valgrind is not installed (.ci/install-deps installs it)"
+        return
+    fi
+    if ! lite_route; then
+        case_skip "memcheck: libomp-lite's own check"
+        return
+    fi
+    CASE_WRAP="valgrind -q --error-exitcode=42 --trace-children=no"
+    case_ok OMP_NUM_THREADS=3 parallel_basics
+    case_ok OMP_NUM_THREADS=3 nested
+    case_ok OMP_NUM_THREADS=3 single
+    case_ok OMP_NUM_THREADS=3 tasks
+    case_ok OMP_NUM_THREADS=2 stress 100
+    case_ok OMP_NUM_THREADS=16 stress 20
+    CASE_WRAP=
 }
 
 # ---- main ----
