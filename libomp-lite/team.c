@@ -53,13 +53,18 @@ void lite_thread_key_delete(void)
   pthread_mutex_unlock(&thread_exit_key_lock);
 }
 
-struct lite_thread *lite_thread_create_self(void)
+/* A thread's state, zeroed, or NULL without memory. */
+static struct lite_thread *thread_alloc(void)
 {
-  lite_init_once();
   struct lite_thread *thr = aligned_alloc(LITE_CACHE_LINE, sizeof *thr);
-  if (thr == NULL)
-    lite_fatal("out of memory allocating thread state");
-  memset(thr, 0, sizeof *thr);
+  if (thr != NULL)
+    memset(thr, 0, sizeof *thr);
+  return thr;
+}
+
+/* Makes thr (from thread_alloc) the calling thread's state. */
+static struct lite_thread *thread_adopt(struct lite_thread *thr)
+{
   thr->icv = lite_env.icv;
   lite_bind_thread_init(thr);
   lite_self_tls = thr;
@@ -69,6 +74,15 @@ struct lite_thread *lite_thread_create_self(void)
   if (atomic_load_explicit(&thread_exit_key_live, memory_order_acquire))
     pthread_setspecific(thread_exit_key, thr);
   return thr;
+}
+
+struct lite_thread *lite_thread_create_self(void)
+{
+  lite_init_once();
+  struct lite_thread *thr = thread_alloc();
+  if (thr == NULL)
+    lite_fatal("out of memory allocating thread state");
+  return thread_adopt(thr);
 }
 
 /* ------------------------------------------------------------------------------- team size */
@@ -161,6 +175,9 @@ struct worker_start {
   struct lite_pool *pool;
   unsigned id;
   uint32_t gen; /* the pool's generation when the worker was made: it waits for the next */
+  struct lite_thread *thr; /* its state, allocated by the leader, which can shrink the team if
+                              that fails (a worker cannot: OMP_NUM_THREADS=2,5000 ended in
+                              "fatal: out of memory allocating thread state") */
 };
 
 /* A member's starting state in a new region: the same for the leader and the workers. */
@@ -258,7 +275,7 @@ static void *worker_main(void *arg)
   struct worker_start start = *(struct worker_start *)arg;
   free(arg);
   struct lite_pool *pool = start.pool;
-  struct lite_thread *thr = lite_thread_create_self();
+  struct lite_thread *thr = thread_adopt(start.thr);
   thr->is_worker = true;
   atomic_store_explicit(&pool->slots[start.id]->tid, lite_os_gettid(), memory_order_relaxed);
   uint32_t seen = start.gen;
@@ -287,17 +304,20 @@ static void *worker_main(void *arg)
 static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
 {
   lite_before_first_team(leader);
+  /* Without memory the region runs as a team of one (lite_team_fork gets NULL). */
   struct lite_pool *pool = aligned_alloc(LITE_CACHE_LINE, sizeof *pool);
   if (pool == NULL)
-    lite_fatal("out of memory allocating a thread pool");
+    return NULL;
   memset(pool, 0, sizeof *pool);
   pool->leader = leader;
   pool->level = level;
   pool->team_storage.pool = pool;
   pool->team_storage.tasks.pool = pool;
   pool->ring = aligned_alloc(LITE_CACHE_LINE, LITE_WS_RING * sizeof *pool->ring);
-  if (pool->ring == NULL)
-    lite_fatal("out of memory allocating a thread pool");
+  if (pool->ring == NULL) {
+    free(pool);
+    return NULL;
+  }
   memset(pool->ring, 0, LITE_WS_RING * sizeof *pool->ring);
   pool->team_storage.ring = pool->ring;
   pool->team_storage.ring_mask = LITE_WS_RING - 1;
@@ -347,31 +367,65 @@ static bool pool_reserve(struct lite_pool *pool, unsigned n)
   return n <= pool->capacity;
 }
 
+/* A thread that cannot be started (a process or pids limit, memory) usually cannot be started
+   at the next region either: trying at every region cost a pthread_create and a warning each
+   (2,004 warnings in 2,000 regions under prlimit --nproc). So the first failure warns, once
+   for the process, and no pool tries to start a thread for START_BACKOFF_MIN_NS; each failure
+   in a row doubles that, up to START_BACKOFF_MAX_NS, and a success resets it. Meanwhile teams
+   get the workers their pools have: the results stay right, with fewer threads. */
+#define START_BACKOFF_MIN_NS 10000000ull
+#define START_BACKOFF_MAX_NS 10000000000ull
+static _Atomic uint64_t start_retry_ns;   /* no thread is started before then */
+static _Atomic uint64_t start_backoff_ns; /* the last wait set; 0 after a success */
+
+static void start_failed(unsigned id, unsigned n, int err)
+{
+  static _Atomic bool warned;
+  uint64_t backoff = atomic_load_explicit(&start_backoff_ns, memory_order_relaxed);
+  backoff = backoff < START_BACKOFF_MIN_NS ? START_BACKOFF_MIN_NS
+            : backoff * 2 > START_BACKOFF_MAX_NS ? START_BACKOFF_MAX_NS
+                                                 : backoff * 2;
+  atomic_store_explicit(&start_backoff_ns, backoff, memory_order_relaxed);
+  atomic_store_explicit(&start_retry_ns, lite_now_ns() + backoff, memory_order_relaxed);
+  if (!atomic_exchange(&warned, true))
+    lite_warn("could not start thread %u of a team of %u (%s); teams get the threads that could "
+              "be started, and more are tried again now and then", id, n,
+              err > 0 ? strerror(err) : "out of memory");
+}
+
 /* Makes sure workers 1..n-1 exist; returns how many members the pool can run (n or fewer). */
 static unsigned pool_grow(struct lite_pool *pool, unsigned n)
 {
   if (n - 1 <= pool->nworkers)
     return n;
+  if (lite_unlikely(atomic_load_explicit(&start_retry_ns, memory_order_relaxed) != 0) &&
+      lite_now_ns() < atomic_load_explicit(&start_retry_ns, memory_order_relaxed))
+    return pool->nworkers + 1;
   if (!pool_reserve(pool, n))
     n = pool->capacity;
   while (pool->nworkers + 1 < n) {
     unsigned id = pool->nworkers + 1;
     struct worker_start *start = malloc(sizeof *start);
-    int err = start == NULL ? -1 : 0;
-    if (start != NULL) {
-      *start = (struct worker_start){pool, id, atomic_load(&pool->gen)};
+    struct lite_thread *thr = start != NULL ? thread_alloc() : NULL;
+    int err = thr == NULL ? -1 : 0;
+    if (thr != NULL) {
+      *start = (struct worker_start){pool, id, atomic_load(&pool->gen), thr};
       /* A new slot must not look arrived at any epoch or generation the pool will use. */
       atomic_store(&pool->slots[id]->arrive, pool->epoch);
       atomic_store(&pool->slots[id]->done, atomic_load(&pool->gen));
       err = lite_os_thread_start(&pool->threads[id], lite_env.stacksize, worker_main, start);
     }
     if (err != 0) {
+      free(thr);
       free(start);
-      lite_warn("could not start thread %u of a team of %u (%s); the team has %u threads", id, n,
-                err > 0 ? strerror(err) : "out of memory", id);
+      start_failed(id, n, err);
       return id;
     }
     pool->nworkers = id;
+  }
+  if (lite_unlikely(atomic_load_explicit(&start_backoff_ns, memory_order_relaxed) != 0)) {
+    atomic_store_explicit(&start_backoff_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&start_retry_ns, 0, memory_order_relaxed);
   }
   return n;
 }

@@ -95,7 +95,7 @@ case_run() {
         CASE_RC=99
         return
     fi
-    timeout -k 5 "$timeout_s" env "${route_env[@]}" "${envs[@]}" $CASE_WRAP "$bin" "$@" \
+    timeout -k 5 "$timeout_s" $CASE_OUTER env "${route_env[@]}" "${envs[@]}" $CASE_WRAP "$bin" "$@" \
         > "$CASE_OUT" 2> "$CASE_ERR" < /dev/null
     CASE_RC=$?
 }
@@ -622,23 +622,47 @@ busy_stop() {
     busy_pids=
 }
 
-# case_warns PATTERN [VAR=VALUE...] PROGRAM [ARG...]: the program must exit 0 with exactly one
-# non-empty line on stderr (the stock libgomp's own "libgomp: " lines left out on the preload
-# route), matching the grep pattern PATTERN.
-case_warns() {
-    local pattern=$1
-    shift
+# case_warns_n N PATTERN [VAR=VALUE...] PROGRAM [ARG...]: the program must exit 0 with exactly N
+# non-empty lines on stderr (the stock libgomp's own "libgomp: " lines left out on the preload
+# route), one of which matches the grep pattern PATTERN. case_warns: N is 1.
+case_warns_n() {
+    local want=$1 pattern=$2
+    shift 2
     case_run "$@"
     grep -v '^libgomp: ' "$CASE_ERR" | grep -v '^[[:space:]]*$' > "$CASE_ERR.lite"
     if [ "$CASE_RC" -ne 0 ]; then
         case_fail "$(rc_words "$CASE_RC")"
-    elif [ "$(wc -l < "$CASE_ERR.lite")" -ne 1 ]; then
-        case_fail "expected one warning line on stderr, got $(wc -l < "$CASE_ERR.lite")"
-    elif ! grep -q -- "$pattern" "$CASE_ERR.lite"; then
-        case_fail "the warning does not match '$pattern'"
+    elif [ "$(wc -l < "$CASE_ERR.lite")" -ne "$want" ]; then
+        case_fail "expected $want warning line(s) on stderr, got $(wc -l < "$CASE_ERR.lite")"
+    elif [ "$(grep -c -- "$pattern" "$CASE_ERR.lite")" -ne 1 ]; then
+        case_fail "not one warning matches '$pattern'"
     else
         case_pass
     fi
+}
+case_warns() { case_warns_n 1 "$@"; }
+
+# Sets CASE_OUTER (a command run before the route's environment is set: under LD_PRELOAD the
+# wrapper itself would load libomp-lite) to a command that runs a program with at most $1 more threads than its user
+# runs now (RLIMIT_NPROC, which the kernel does not apply to root: as root, the program runs
+# as nobody). Returns 1, with the reason in LIMIT_WHY, where it cannot.
+limit_threads() {
+    LIMIT_WHY=
+    if ! command -v prlimit > /dev/null; then LIMIT_WHY="prlimit is not installed"; return 1; fi
+    local user=$(id -un) as=()
+    if [ "$(id -u)" -eq 0 ]; then
+        if ! command -v setpriv > /dev/null || ! id nobody > /dev/null 2>&1; then
+            LIMIT_WHY="running as root, and setpriv or the user nobody is missing"; return 1
+        fi
+        as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+        if ! "${as[@]}" test -r "$lib" -a -x "$builddir/tests/integration/harden"; then
+            LIMIT_WHY="the user nobody cannot read the build"; return 1
+        fi
+        user=nobody
+    fi
+    local now
+    now=$(ps -L -u "$user" --no-headers 2> /dev/null | wc -l)
+    CASE_OUTER="${as[*]} prlimit --nproc=$((now + $1))"
 }
 
 t_harden() {
@@ -654,6 +678,16 @@ t_harden() {
     case_ok OMP_SCHEDULE=guided,7 harden schedule guided 7
     # num_threads(-3): one warning, teams of nthreads-var.
     case_warns "num_threads(-3)" OMP_NUM_THREADS=3 harden negative
+    # Item 3: threads that cannot be started (RLIMIT_NPROC): one warning, not one per region,
+    # the right results with smaller teams; a nested level that cannot get its threads
+    # shrinks (OMP_NUM_THREADS=2,5000 ended in "fatal: out of memory").
+    if limit_threads 5; then
+        case_warns "could not start thread" harden regions 8 2000
+        case_warns_n 2 "could not start thread" OMP_NUM_THREADS=2,5000 harden nested 50
+        CASE_OUTER=
+    else
+        echo "  SKIP  harden: no thread limit can be set here: $LIMIT_WHY"
+    fi
     # OMP_DYNAMIC=true while other processes hold every CPU: a team of one.
     busy_start "$LITE_TEST_NPROCS"
     case_ok OMP_DYNAMIC=true harden dynamic-busy
@@ -671,6 +705,7 @@ t_stress() {
 # program under valgrind --error-exitcode must not see the runtime fail). Small sizes: each run
 # takes seconds under valgrind.
 CASE_WRAP=
+CASE_OUTER=
 t_memcheck() {
     if ! command -v valgrind > /dev/null; then
         echo "  SKIP  memcheck: valgrind is not installed (.ci/install-deps installs it)"
