@@ -71,6 +71,12 @@ int lite_os_cpu(void);
 /* Moves thread tid (0: the caller) off cpu, to another CPU of its affinity mask, leaving the
    mask as it was. Returns false if there is no other CPU. */
 bool lite_os_move_off_cpu(int tid, int cpu);
+/* The runtime's moves: the calling thread, inside the runtime, moves itself off cpu (resp. to
+   cpu) and puts back exactly the mask it read, so that user code never sees another mask; and
+   only if that mask is the process's (as at load): a thread the user or the binding pinned is
+   never moved. Return false when nothing was done. */
+bool lite_os_move_self_off_cpu(int cpu);
+bool lite_os_move_self_to_cpu(int cpu);
 /* Moves thread tid (0: the caller) to cpu, which must be in its affinity mask, then gives it its
    mask back: the kernel leaves it there until its own balancing moves it. Returns false if cpu
    is not in the mask or a call failed. */

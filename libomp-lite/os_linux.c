@@ -62,6 +62,60 @@ bool lite_os_move_to_cpu(int tid, int cpu)
   return true;
 }
 
+/* The process's CPUs, as lite_os_process_cpus gives them, read once; a process whose CPUs do not
+   fit a cpu_set_t moves nothing. */
+static cpu_set_t process_set;
+static bool process_set_ok;
+static pthread_once_t process_set_once = PTHREAD_ONCE_INIT;
+
+static void read_process_set(void)
+{
+  int cpus[CPU_SETSIZE];
+  unsigned n = lite_os_process_cpus(cpus, CPU_SETSIZE);
+  CPU_ZERO(&process_set);
+  process_set_ok = n > 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE)
+      process_set_ok = false;
+    else
+      CPU_SET(cpus[i], &process_set);
+  }
+}
+
+/* Whether the calling thread's mask (read into *mask) is the process's. */
+static bool own_mask_is_process(cpu_set_t *mask)
+{
+  pthread_once(&process_set_once, read_process_set);
+  return process_set_ok && sched_getaffinity(0, sizeof *mask, mask) == 0 &&
+         CPU_EQUAL(mask, &process_set);
+}
+
+bool lite_os_move_self_off_cpu(int cpu)
+{
+  cpu_set_t mask, others;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !own_mask_is_process(&mask))
+    return false;
+  others = mask;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0 || sched_setaffinity(0, sizeof others, &others) != 0)
+    return false;
+  sched_setaffinity(0, sizeof mask, &mask);
+  return true;
+}
+
+bool lite_os_move_self_to_cpu(int cpu)
+{
+  cpu_set_t mask, target;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !own_mask_is_process(&mask) || !CPU_ISSET(cpu, &mask))
+    return false;
+  CPU_ZERO(&target);
+  CPU_SET(cpu, &target);
+  if (sched_setaffinity(0, sizeof target, &target) != 0)
+    return false;
+  sched_setaffinity(0, sizeof mask, &mask);
+  return true;
+}
+
 bool lite_os_affinity_bitmap(uint64_t *bits, unsigned limit)
 {
   cpu_set_t mask;

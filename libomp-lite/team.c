@@ -229,7 +229,9 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
   wait_on_leader(&w, pool);
+  struct lite_slot *slot = pool->slots[thr->id];
   while (atomic_load_explicit(&pool->gen, memory_order_acquire) == gen) {
+    lite_balance_take_request(slot);
     if (lite_unlikely(atomic_load_explicit(&q->ready, memory_order_relaxed) != 0)) {
       /* The member's own state again while it runs a task (its id never changed). */
       thr->team = team;
@@ -254,6 +256,7 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
 
 static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
 {
+  lite_balance_take_request(pool->slots[id]); /* one the member did not see while it waited */
   struct lite_task implicit;
   start_member(thr, pool, id, &implicit);
   struct lite_team *team = thr->team;

@@ -309,11 +309,13 @@ bool lite_waiter_poll(struct lite_waiter *w)
          (~11 us) even when the pair would have been separated by the next wake-up. */
       if (w->peer_cpu != NULL && now - w->start_ns > PEER_CHECK_NS) {
         int cpu = lite_os_cpu();
-        /* A leader waiting for a worker moves the worker to the idle CPU; one pair of
-           sched_setaffinity calls ends the co-location instead of paying for it at every
-           barrier. Otherwise the waiter yields. */
+        /* A leader waiting for a worker leaves the CPU to it, moving itself to another one;
+           one pair of sched_setaffinity calls ends the co-location instead of paying for it at
+           every barrier. The leader moves itself, not the worker (which runs user code, and
+           would see its mask change), and only if its mask is the process's (see os.h).
+           Otherwise the waiter yields. */
         if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu &&
-            (w->peer_tid == 0 || !lite_os_move_off_cpu(w->peer_tid, cpu)))
+            (w->peer_tid == 0 || !lite_os_move_self_off_cpu(cpu)))
           lite_os_yield();
       }
     }

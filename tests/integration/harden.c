@@ -139,6 +139,12 @@ static int mode_nested(int count)
 /* The process's mask, as the main thread has it before any region. */
 static cpu_set_t process_mask;
 
+/* Members 2 and 3 crowd onto one CPU at the start of each region (they set a one-CPU mask and
+   then the process's again, themselves: user code may), so that the team of 4 is lopsided and
+   the runtime's spreading of oversubscribed teams has work to do. Member 1 pins itself to that
+   CPU in the first region and keeps that mask. Between barriers every member looks at its mask
+   again and again: 2 and 3 must find the process's, 1 its pin. The runtime must never change a
+   mask under user code, nor overwrite one the user set. */
 static int mode_mask(int count)
 {
     LITE_EXPECT(sched_getaffinity(0, sizeof process_mask, &process_mask) == 0,
@@ -147,30 +153,37 @@ static int mode_mask(int count)
     for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
         if (CPU_ISSET(c, &process_mask))
             first = c;
+    cpu_set_t pin;
+    CPU_ZERO(&pin);
+    CPU_SET(first, &pin);
     long changed = 0, lost_pin = 0;
-    /* Thread 1 pins itself to the first CPU in the first region and checks in every region that
-       it still has that mask; the others must have the process's mask whenever they look. */
     for (int rep = 0; rep < count; rep++) {
 #pragma omp parallel num_threads(4) reduction(+ : changed, lost_pin)
         {
             int t = omp_get_thread_num();
-            cpu_set_t mine, pin;
-            CPU_ZERO(&pin);
-            CPU_SET(first, &pin);
-            if (t == 1 && rep == 0)
+            cpu_set_t mine;
+            if ((t == 1 && rep == 0) || t >= 2)
                 LITE_EXPECT(sched_setaffinity(0, sizeof pin, &pin) == 0, "sched_setaffinity");
-            for (int k = 0; k < 4; k++) {
-                LITE_EXPECT(sched_getaffinity(0, sizeof mine, &mine) == 0, "sched_getaffinity");
-                if (t == 1)
-                    lost_pin += !CPU_EQUAL(&mine, &pin);
-                else
-                    changed += !CPU_EQUAL(&mine, &process_mask);
+            if (t >= 2)
+                LITE_EXPECT(sched_setaffinity(0, sizeof process_mask, &process_mask) == 0,
+                            "sched_setaffinity");
+            for (int b = 0; b < 4; b++) {
+#pragma omp barrier
+                for (int k = 0; k < 8; k++) {
+                    LITE_EXPECT(sched_getaffinity(0, sizeof mine, &mine) == 0,
+                                "sched_getaffinity");
+                    if (t == 1)
+                        lost_pin += !CPU_EQUAL(&mine, &pin);
+                    else
+                        changed += !CPU_EQUAL(&mine, &process_mask);
+                }
             }
         }
     }
     LITE_EXPECT(changed == 0, "%ld looks found a mask other than the process's (%d CPUs)",
                 changed, ncpus);
-    LITE_EXPECT(lost_pin == 0, "a thread that pinned itself lost its mask %ld times", lost_pin);
+    LITE_EXPECT(lost_pin == 0, "a thread that pinned itself found another mask %ld times",
+                lost_pin);
     printf("harden mask: %d regions of 4 threads on %d CPUs, every mask as set\n", count, ncpus);
     return 0;
 }
