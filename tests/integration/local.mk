@@ -543,3 +543,4 @@ tests_integration_stress_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_stress_LDFLAGS = $(INTEG_LINK_FLAGS)
 tests_integration_stress_LDADD = $(INTEG_LIBS)
 check_PROGRAMS += tests/integration/stress
+EXTRA_DIST += tests/stress-soak.sh

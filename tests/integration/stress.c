@@ -1,6 +1,7 @@
 /* stress: random nesting from several user threads, every result checked (issue 26).
 
    usage: stress [REGIONS [USERS]]   (default 2000 regions for each of 3 user threads)
+          REGIONS 0: run for STRESS_SECONDS seconds instead (tests/stress-soak.sh)
 
    Each user thread (a pthread of the program) runs REGIONS top-level regions. A region's team
    has 1 to nthreads-var threads (OMP_NUM_THREADS: run at 2 and 16), and inside it, up to 3
@@ -13,6 +14,7 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <time.h>
 
 enum { MAX_LEVELS = 3 };
 
@@ -86,15 +88,23 @@ static long region(int level, unsigned seed)
 struct user {
     unsigned seed;
     int regions;
+    double until; /* with regions 0: run until then (CLOCK_MONOTONIC seconds) */
     long ran;
 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static void *user_main(void *arg)
 {
     struct user *u = arg;
     unsigned s = u->seed;
     omp_set_max_active_levels(MAX_LEVELS); /* this thread's own ICVs, as libomp-lite keeps them */
-    for (int i = 0; i < u->regions; i++)
+    for (int i = 0; u->regions > 0 ? i < u->regions : now_s() < u->until; i++)
         u->ran += region(1, next_rand(&s));
     return NULL;
 }
@@ -104,13 +114,15 @@ int main(int argc, char **argv)
     LITE_CHECK("stress");
     int regions = argc > 1 ? atoi(argv[1]) : 2000;
     int users = argc > 2 ? atoi(argv[2]) : 3;
-    LITE_EXPECT(regions > 0 && users > 0 && users <= 16, "usage: stress [REGIONS [USERS]]");
+    LITE_EXPECT(regions >= 0 && users > 0 && users <= 16, "usage: stress [REGIONS [USERS]]");
+    double until = now_s() + (getenv("STRESS_SECONDS") ? atof(getenv("STRESS_SECONDS")) : 10);
     top_threads = omp_get_max_threads();
     omp_set_max_active_levels(MAX_LEVELS);
     struct user u[16];
     pthread_t th[16];
     for (int i = 0; i < users; i++) {
-        u[i] = (struct user){ .seed = 12345u + 7919u * (unsigned)i, .regions = regions };
+        u[i] = (struct user){ .seed = 12345u + 7919u * (unsigned)i, .regions = regions,
+                              .until = until };
         LITE_EXPECT(pthread_create(&th[i], NULL, user_main, &u[i]) == 0, "pthread_create");
     }
     long total = 0;
