@@ -224,12 +224,13 @@ static void wait_on_leader(struct lite_waiter *w, struct lite_pool *pool)
 }
 
 static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct lite_team *team,
-                         struct lite_task *implicit, uint32_t gen)
+                         struct lite_task *implicit, uint32_t gen, struct lite_slot *slot)
 {
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
   wait_on_leader(&w, pool);
-  struct lite_slot *slot = pool->slots[thr->id];
+  /* slot: the member's own, read by run_member while the region ran; pool->slots may be
+     replaced now, as the leader grows the pool for its next region. */
   while (atomic_load_explicit(&pool->gen, memory_order_acquire) == gen) {
     lite_balance_take_request(slot);
     if (lite_unlikely(atomic_load_explicit(&q->ready, memory_order_relaxed) != 0)) {
@@ -270,7 +271,7 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   thr->team = NULL;
   thr->task = NULL;
   lite_join_arrive(pool, slot, gen);
-  stay_on_call(thr, pool, team, &implicit, gen);
+  stay_on_call(thr, pool, team, &implicit, gen, slot);
 }
 
 static void *worker_main(void *arg)
