@@ -9,8 +9,15 @@
 
    So the leader, once every member has arrived at a join or a barrier (each noted its CPU as it
    arrived), counts the members per CPU. When one CPU holds two members more than another CPU of
-   the mask, it moves one worker across, and gives the worker its mask back at once: a nudge, not
-   a binding, so the kernel stays free to move it again. Not while other processes compete for
+   the mask, it asks one worker to move across. The worker does it itself, the next time it is
+   inside the runtime (waiting at a barrier or for the next region, or starting a region): it
+   reads its mask, sets the one CPU, and puts back exactly the mask it read before it returns to
+   user code; and only if that mask is the process's. A nudge, not a binding, so the kernel stays
+   free to move it again. (The leader used to move the worker with sched_setaffinity from its
+   own thread: a program that read its mask between the two calls saw one CPU, twice in 20,000
+   regions, and a thread that had pinned itself could have its pin overwritten by the second
+   call.) The move now waits for the worker to come back into the runtime: at the next barrier,
+   the end of the region, or while it waits for the next one. Not while other processes compete for
    the CPUs (the kernel's placement then counts them too, and we cannot), and at most once every
    BALANCE_HOLD_NS, so that a kernel that prefers another placement is not fought at every
    region: a move costs two system calls and a migration, some µs. */
@@ -105,8 +112,12 @@ void lite_team_balance(struct lite_pool *pool, unsigned nthreads)
   if (!lite_os_affinity_bitmap(allowed, BALANCE_CPUS) ||
       !lite_balance_plan(cpus, nthreads, allowed, &move))
     return;
-  /* 0: the leader, or a worker that has not started yet */
-  int tid = atomic_load_explicit(&pool->slots[move.member]->tid, memory_order_relaxed);
-  if (tid != 0 && lite_os_move_to_cpu(tid, move.cpu))
+  atomic_store_explicit(&pool->slots[move.member]->move_to, move.cpu + 1, memory_order_relaxed);
+}
+
+void lite_balance_move_self(struct lite_slot *slot, int to)
+{
+  atomic_store_explicit(&slot->move_to, 0, memory_order_relaxed);
+  if (lite_os_move_self_to_cpu(to - 1))
     atomic_fetch_add_explicit(&lite_balance_moves, 1, memory_order_relaxed);
 }

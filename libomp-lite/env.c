@@ -569,9 +569,23 @@ static void read_active_levels(struct env_reader *r, unsigned nthreads_len, unsi
 static void read_schedule(struct env_reader *r)
 {
   const char *v = r->get("OMP_SCHEDULE");
-  if (v != NULL && !lite_parse_schedule(v, &r->env->icv.run_sched, &r->env->icv.run_chunk))
-    warn_invalid("OMP_SCHEDULE", v, "a valid schedule ([monotonic:|nonmonotonic:]kind[,chunk])",
-                 "dynamic");
+  if (v == NULL || lite_parse_schedule(v, &r->env->icv.run_sched, &r->env->icv.run_chunk))
+    return;
+  /* A valid kind with a bad chunk ("guided,abc") keeps the kind with the default chunk, as in
+     libgomp, which sets the kind before it reads the chunk. */
+  const char *comma = strchr(v, ',');
+  char kind[64];
+  if (comma != NULL && (size_t)(comma - v) < sizeof kind) {
+    memcpy(kind, v, (size_t)(comma - v));
+    kind[comma - v] = '\0';
+    if (lite_parse_schedule(kind, &r->env->icv.run_sched, &r->env->icv.run_chunk)) {
+      lite_warn("OMP_SCHEDULE='%s' has a chunk size that is not a number; using '%s' with the "
+                "default chunk", v, kind);
+      return;
+    }
+  }
+  warn_invalid("OMP_SCHEDULE", v, "a valid schedule ([monotonic:|nonmonotonic:]kind[,chunk])",
+               "dynamic");
 }
 
 static bool read_stacksize_var(struct env_reader *r, const char *name)
@@ -705,7 +719,9 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   read_active_levels(&r, nthreads_len, bind_len);
   read_bool(&r, "OMP_DYNAMIC", &env->icv.dynamic);
 
-  unsigned long long n = env->icv.thread_limit;
+  /* The fallback the warning names is what omp_get_thread_limit() then returns (INT_MAX for
+     "no limit"), not the unsigned ICV's 4294967295. */
+  unsigned long long n = env->icv.thread_limit > INT_MAX ? INT_MAX : env->icv.thread_limit;
   if (read_int(&r, "OMP_THREAD_LIMIT", 1, ULLONG_MAX, "a positive number", &n))
     env->icv.thread_limit = n > UINT_MAX ? UINT_MAX : (unsigned)n; /* beyond: no limit anyway */
 

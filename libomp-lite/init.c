@@ -93,4 +93,6 @@ __attribute__((destructor)) static void lite_unload(void)
         leader->pools[level] = NULL;
     lite_pool_shutdown(pool);
   }
+  /* Last: the workers joined above ran the key's destructor as they left. */
+  lite_thread_key_delete();
 }

@@ -286,6 +286,8 @@ struct lite_slot {
      2-thread barrier 0.24 -> 0.16 us (syncbench, 5 interleaved runs of 20 samples). */
   _Atomic int cpu LITE_ALIGNED; /* the CPU it last ran on when it started to wait (see wait.c) */
   _Atomic int tid;            /* its kernel thread id (0: the leader, or not known yet) */
+  _Atomic int move_to;        /* the balancer asks the member to move to CPU move_to - 1 (0:
+                                 no request); the member does it itself, inside the runtime */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -443,6 +445,8 @@ void lite_team_after_fork(void);
 void lite_pool_shutdown(struct lite_pool *pool);
 /* Releases everything thr leads (its pools), when thr exits. */
 void lite_thread_release(struct lite_thread *thr);
+/* The library is unloaded: its pthread key for the threads' exit goes (team.c). */
+void lite_thread_key_delete(void);
 
 /* ---------------------------------------------------------------- worksharing (work.c, sched/) */
 
@@ -690,6 +694,15 @@ bool lite_balance_plan(const int *cpus, unsigned n, const uint64_t *allowed,
                        struct lite_balance_move *move);
 /* Workers moved so far (the tests read it). */
 extern _Atomic unsigned long lite_balance_moves;
+/* A member inside the runtime (waiting at a barrier or for the next region) moves itself where
+   the balancer asked, if it was asked (balance.c). */
+void lite_balance_move_self(struct lite_slot *slot, int to);
+static inline void lite_balance_take_request(struct lite_slot *slot)
+{
+  int to = atomic_load_explicit(&slot->move_to, memory_order_relaxed);
+  if (lite_unlikely(to != 0))
+    lite_balance_move_self(slot, to);
+}
 
 /* ---------------------------------------------------------------- wait.c */
 
@@ -704,7 +717,8 @@ struct lite_waiter {
   unsigned polls;
   enum lite_wait_mode mode;
   _Atomic int *peer_cpu; /* where the awaited thread said it runs, if known */
-  int peer_tid;          /* and its kernel id, if the waiter may move it (a worker) */
+  int peer_tid;          /* and its kernel id, if known (a worker): the waiter, a leader, may
+                            then move itself off the CPU they share */
 };
 void lite_waiter_init(struct lite_waiter *w);
 /* The waiter waits for the thread whose CPU *cpu is (a struct lite_slot's cpu): if that is the
@@ -744,6 +758,9 @@ void lite_wait_until_equal(_Atomic uint32_t *word, uint32_t target, _Atomic uint
    with OMPLITE_LOAD_WATCH=false. */
 enum lite_load { LITE_LOAD_NONE, LITE_LOAD_FOREIGN, LITE_LOAD_UNKNOWN };
 enum lite_load lite_foreign_load(uint64_t now);
+/* OMP_DYNAMIC=true: the threads a team of n may get, at most the CPUs other processes leave free
+   (wait.c). */
+unsigned lite_dynamic_threads(unsigned n);
 /* How long a waiter may spin now: the wait policy's spin_ns, cut short while another process
    competes for our CPUs. */
 uint64_t lite_spin_budget_ns(uint64_t now);

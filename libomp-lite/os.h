@@ -41,9 +41,12 @@ static inline uint64_t lite_now_ns(void)
 
 /* The number of CPUs in this process's affinity mask. */
 unsigned lite_os_affinity_cpus(void);
-/* The CPU quota of this process's cgroup v2 (cpu.max), rounded up to whole CPUs; 0 if none is set.
-   root is the cgroup file system's mount point ("/sys/fs/cgroup"), a parameter for the tests. */
+/* The CPU quota of this process's cgroup, rounded up to whole CPUs; 0 if none is set: cgroup v2
+   (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us under ROOT/cpu), the smallest up the
+   hierarchy. root is the cgroup file system's mount point ("/sys/fs/cgroup"), a parameter for
+   the tests, as is the file that names the process's groups ("/proc/self/cgroup"). */
 unsigned lite_os_cgroup_cpu_quota(const char *root);
+unsigned lite_os_cgroup_quota_at(const char *root, const char *proc_cgroup);
 /* CPUs the default team should use: the affinity mask, capped by the cgroup quota. */
 unsigned lite_os_available_cpus(void);
 
@@ -68,6 +71,12 @@ int lite_os_cpu(void);
 /* Moves thread tid (0: the caller) off cpu, to another CPU of its affinity mask, leaving the
    mask as it was. Returns false if there is no other CPU. */
 bool lite_os_move_off_cpu(int tid, int cpu);
+/* The runtime's moves: the calling thread, inside the runtime, moves itself off cpu (resp. to
+   cpu) and puts back exactly the mask it read, so that user code never sees another mask; and
+   only if that mask is the process's (as at load): a thread the user or the binding pinned is
+   never moved. Return false when nothing was done. */
+bool lite_os_move_self_off_cpu(int cpu);
+bool lite_os_move_self_to_cpu(int cpu);
 /* Moves thread tid (0: the caller) to cpu, which must be in its affinity mask, then gives it its
    mask back: the kernel leaves it there until its own balancing moves it. Returns false if cpu
    is not in the mask or a call failed. */

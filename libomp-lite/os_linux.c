@@ -1,4 +1,4 @@
-/* Linux behind os.h: futex, sched_yield, the affinity mask, cgroup v2 quota, thread start. */
+/* Linux behind os.h: futex, sched_yield, the affinity mask, cgroup v1 and v2 quotas, thread start. */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -59,6 +59,60 @@ bool lite_os_move_to_cpu(int tid, int cpu)
   if (sched_setaffinity(tid, sizeof target, &target) != 0)
     return false;
   sched_setaffinity(tid, sizeof mask, &mask);
+  return true;
+}
+
+/* The process's CPUs, as lite_os_process_cpus gives them, read once; a process whose CPUs do not
+   fit a cpu_set_t moves nothing. */
+static cpu_set_t process_set;
+static bool process_set_ok;
+static pthread_once_t process_set_once = PTHREAD_ONCE_INIT;
+
+static void read_process_set(void)
+{
+  int cpus[CPU_SETSIZE];
+  unsigned n = lite_os_process_cpus(cpus, CPU_SETSIZE);
+  CPU_ZERO(&process_set);
+  process_set_ok = n > 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE)
+      process_set_ok = false;
+    else
+      CPU_SET(cpus[i], &process_set);
+  }
+}
+
+/* Whether the calling thread's mask (read into *mask) is the process's. */
+static bool own_mask_is_process(cpu_set_t *mask)
+{
+  pthread_once(&process_set_once, read_process_set);
+  return process_set_ok && sched_getaffinity(0, sizeof *mask, mask) == 0 &&
+         CPU_EQUAL(mask, &process_set);
+}
+
+bool lite_os_move_self_off_cpu(int cpu)
+{
+  cpu_set_t mask, others;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !own_mask_is_process(&mask))
+    return false;
+  others = mask;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0 || sched_setaffinity(0, sizeof others, &others) != 0)
+    return false;
+  sched_setaffinity(0, sizeof mask, &mask);
+  return true;
+}
+
+bool lite_os_move_self_to_cpu(int cpu)
+{
+  cpu_set_t mask, target;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !own_mask_is_process(&mask) || !CPU_ISSET(cpu, &mask))
+    return false;
+  CPU_ZERO(&target);
+  CPU_SET(cpu, &target);
+  if (sched_setaffinity(0, sizeof target, &target) != 0)
+    return false;
+  sched_setaffinity(0, sizeof mask, &mask);
   return true;
 }
 
@@ -179,23 +233,53 @@ unsigned lite_os_affinity_cpus(void)
   return n > 0 ? (unsigned)n : 1;
 }
 
-/* The cgroup v2 path of this process ("0::/some/path" in /proc/self/cgroup), or NULL. */
-static char *own_cgroup_path(void)
+/* This process's path in the hierarchy that controls the CPU, from its /proc/self/cgroup file
+   (proc_cgroup): the "0::/path" line of cgroup v2, or with v1 the line whose controllers
+   include "cpu" ("4:cpu,cpuacct:/path"). *v1 says which it found; v1 wins where both are
+   present (a hybrid system, whose v2 tree holds no cpu controller). NULL if neither. */
+static char *own_cgroup_path(const char *proc_cgroup, bool *v1)
 {
-  FILE *f = fopen("/proc/self/cgroup", "r");
+  FILE *f = fopen(proc_cgroup, "r");
   if (f == NULL)
     return NULL;
   char line[4096];
-  char *path = NULL;
-  while (fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "0::", 3) == 0) {
-      line[strcspn(line, "\n")] = '\0';
-      path = strdup(line + 3);
-      break;
+  char *v2_path = NULL, *v1_path = NULL;
+  while (v1_path == NULL && fgets(line, sizeof line, f) != NULL) {
+    line[strcspn(line, "\n")] = '\0';
+    char *controllers = strchr(line, ':');
+    char *path = controllers != NULL ? strchr(controllers + 1, ':') : NULL;
+    if (path == NULL)
+      continue;
+    *path++ = '\0';
+    *controllers++ = '\0';
+    if (*controllers == '\0') {
+      if (v2_path == NULL && strcmp(line, "0") == 0)
+        v2_path = strdup(path);
+      continue;
     }
+    for (char *save, *c = strtok_r(controllers, ",", &save); c != NULL;
+         c = strtok_r(NULL, ",", &save))
+      if (strcmp(c, "cpu") == 0) {
+        v1_path = strdup(path);
+        break;
+      }
   }
   fclose(f);
-  return path;
+  *v1 = v1_path != NULL;
+  if (v1_path != NULL) {
+    free(v2_path);
+    return v1_path;
+  }
+  return v2_path;
+}
+
+/* Whole CPUs (rounded up) of a quota and a period, 0 for none. */
+static unsigned quota_cpus(unsigned long long quota, unsigned long long period)
+{
+  if (quota == 0 || period == 0)
+    return 0;
+  unsigned long long cpus = (quota + period - 1) / period;
+  return cpus > UINT_MAX ? UINT_MAX : (unsigned)cpus;
 }
 
 /* Reads one cpu.max file: "max 100000" (no quota) or "QUOTA PERIOD". Returns whole CPUs
@@ -208,27 +292,62 @@ static unsigned read_cpu_max(const char *file)
   char quota[32];
   unsigned long long period = 0;
   unsigned cpus = 0;
-  if (fscanf(f, "%31s %llu", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
+  if (fscanf(f, "%31s %llu", quota, &period) == 2 && strcmp(quota, "max") != 0) {
     char *end;
     unsigned long long q = strtoull(quota, &end, 10);
-    if (*end == '\0' && q > 0)
-      cpus = (unsigned)((q + period - 1) / period);
+    if (*end == '\0')
+      cpus = quota_cpus(q, period);
   }
   fclose(f);
   return cpus;
 }
 
-unsigned lite_os_cgroup_cpu_quota(const char *root)
+/* cgroup v1 splits it in two files of the directory: cpu.cfs_quota_us ("-1": no quota) and
+   cpu.cfs_period_us. */
+static unsigned read_cfs_quota(const char *dir)
 {
-  char *path = own_cgroup_path();
+  char file[PATH_MAX + 32];
+  long long quota = -1, period = 0;
+  snprintf(file, sizeof file, "%s/cpu.cfs_quota_us", dir);
+  FILE *f = fopen(file, "r");
+  if (f == NULL)
+    return 0;
+  int got = fscanf(f, "%lld", &quota);
+  fclose(f);
+  if (got != 1 || quota <= 0)
+    return 0;
+  snprintf(file, sizeof file, "%s/cpu.cfs_period_us", dir);
+  if ((f = fopen(file, "r")) == NULL)
+    return 0;
+  got = fscanf(f, "%lld", &period);
+  fclose(f);
+  return got == 1 && period > 0 ? quota_cpus((unsigned long long)quota,
+                                             (unsigned long long)period)
+                                : 0;
+}
+
+unsigned lite_os_cgroup_quota_at(const char *root, const char *proc_cgroup)
+{
+  bool v1;
+  char *path = own_cgroup_path(proc_cgroup, &v1);
   if (path == NULL)
     return 0;
-  /* A quota anywhere up the hierarchy limits this process: take the smallest. */
+  /* A quota anywhere up the hierarchy limits this process: take the smallest. cgroup v1's cpu
+     controller is mounted at ROOT/cpu (often a link to ROOT/cpu,cpuacct). In a container the
+     path is the host's and the container sees its own group at the mount's top: the walk up
+     reaches it. */
   unsigned best = 0;
-  char file[PATH_MAX];
+  char dir[PATH_MAX];
   for (;;) {
-    snprintf(file, sizeof file, "%s%s/cpu.max", root, path);
-    unsigned q = read_cpu_max(file);
+    snprintf(dir, sizeof dir, "%s%s%s", root, v1 ? "/cpu" : "", strcmp(path, "/") ? path : "");
+    unsigned q;
+    if (v1) {
+      q = read_cfs_quota(dir);
+    } else {
+      char file[PATH_MAX + 16];
+      snprintf(file, sizeof file, "%s/cpu.max", dir);
+      q = read_cpu_max(file);
+    }
     if (q > 0 && (best == 0 || q < best))
       best = q;
     char *slash = strrchr(path, '/');
@@ -241,6 +360,11 @@ unsigned lite_os_cgroup_cpu_quota(const char *root)
   }
   free(path);
   return best;
+}
+
+unsigned lite_os_cgroup_cpu_quota(const char *root)
+{
+  return lite_os_cgroup_quota_at(root, "/proc/self/cgroup");
 }
 
 unsigned lite_os_available_cpus(void)

@@ -6,14 +6,20 @@
    pool is team member k in every region, so its caches (and later its binding) stay put. */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 __thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
 
-/* Runs lite_thread_release() when a user thread that used the runtime exits. */
+/* Runs lite_thread_release() when a user thread that used the runtime exits. The key must not
+   outlive the library: a pthread that ran a dlopen'ed plugin's regions and exits after the
+   dlclose ran this destructor from unmapped memory (SIGSEGV in __nptl_deallocate_tsd). So the
+   library's destructor deletes it (lite_thread_key_delete); made again if the runtime is used
+   after that (a later destructor of the exiting process). */
 static pthread_key_t thread_exit_key;
-static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t thread_exit_key_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool thread_exit_key_live;
 
 static void thread_exit(void *arg)
 {
@@ -26,22 +32,57 @@ static void thread_exit(void *arg)
   free(thr);
 }
 
-static void make_thread_exit_key(void) { pthread_key_create(&thread_exit_key, thread_exit); }
-
-struct lite_thread *lite_thread_create_self(void)
+static void make_thread_exit_key(void)
 {
-  lite_init_once();
+  pthread_mutex_lock(&thread_exit_key_lock);
+  if (!atomic_load_explicit(&thread_exit_key_live, memory_order_relaxed) &&
+      pthread_key_create(&thread_exit_key, thread_exit) == 0)
+    atomic_store_explicit(&thread_exit_key_live, true, memory_order_release);
+  pthread_mutex_unlock(&thread_exit_key_lock);
+}
+
+/* At unload: the threads still alive keep their state (a few hundred bytes each, not freed:
+   nothing of the library runs in them any more). */
+void lite_thread_key_delete(void)
+{
+  pthread_mutex_lock(&thread_exit_key_lock);
+  if (atomic_load_explicit(&thread_exit_key_live, memory_order_relaxed)) {
+    pthread_key_delete(thread_exit_key);
+    atomic_store_explicit(&thread_exit_key_live, false, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&thread_exit_key_lock);
+}
+
+/* A thread's state, zeroed, or NULL without memory. */
+static struct lite_thread *thread_alloc(void)
+{
   struct lite_thread *thr = aligned_alloc(LITE_CACHE_LINE, sizeof *thr);
-  if (thr == NULL)
-    lite_fatal("out of memory allocating thread state");
-  memset(thr, 0, sizeof *thr);
+  if (thr != NULL)
+    memset(thr, 0, sizeof *thr);
+  return thr;
+}
+
+/* Makes thr (from thread_alloc) the calling thread's state. */
+static struct lite_thread *thread_adopt(struct lite_thread *thr)
+{
   thr->icv = lite_env.icv;
   lite_bind_thread_init(thr);
   lite_self_tls = thr;
   atomic_fetch_add_explicit(&lite_threads_live, 1, memory_order_relaxed);
-  pthread_once(&thread_exit_key_once, make_thread_exit_key);
-  pthread_setspecific(thread_exit_key, thr);
+  if (!atomic_load_explicit(&thread_exit_key_live, memory_order_acquire))
+    make_thread_exit_key();
+  if (atomic_load_explicit(&thread_exit_key_live, memory_order_acquire))
+    pthread_setspecific(thread_exit_key, thr);
   return thr;
+}
+
+struct lite_thread *lite_thread_create_self(void)
+{
+  lite_init_once();
+  struct lite_thread *thr = thread_alloc();
+  if (thr == NULL)
+    lite_fatal("out of memory allocating thread state");
+  return thread_adopt(thr);
 }
 
 /* ------------------------------------------------------------------------------- team size */
@@ -59,14 +100,29 @@ static _Atomic unsigned threads_in_teams = 1;
 
 void lite_team_after_fork(void) { atomic_store(&threads_in_teams, 1); }
 
+/* num_threads(-3) reaches GOMP_parallel as 4294967293: a conforming program cannot pass a value
+   that is not positive, and the clamp to LITE_MAX_TEAM_THREADS would start 4,096 threads for it.
+   It is treated as no clause (nthreads-var), with one warning. */
+static void warn_negative_once(unsigned requested)
+{
+  static _Atomic bool warned;
+  if (!atomic_exchange(&warned, true))
+    lite_warn("num_threads(%d) is not a positive number; using nthreads-var instead",
+              (int)requested);
+}
+
 unsigned lite_team_size_for(struct lite_thread *thr, unsigned num_threads)
 {
   unsigned active = thr->team != NULL ? thr->team->active_level : 0;
   if (active >= thr->icv.max_active_levels)
     return 1;
+  if (lite_unlikely(num_threads > INT_MAX)) {
+    warn_negative_once(num_threads);
+    num_threads = 0;
+  }
   unsigned n = num_threads != 0 ? num_threads : thr->icv.nthreads;
-  if (thr->icv.dynamic && n > lite_env.ncpus)
-    n = lite_env.ncpus;
+  if (thr->icv.dynamic && n > 1)
+    n = lite_dynamic_threads(n);
   if (lite_unlikely(n > LITE_MAX_TEAM_THREADS)) {
     warn_clamped_once(n);
     n = LITE_MAX_TEAM_THREADS;
@@ -119,6 +175,9 @@ struct worker_start {
   struct lite_pool *pool;
   unsigned id;
   uint32_t gen; /* the pool's generation when the worker was made: it waits for the next */
+  struct lite_thread *thr; /* its state, allocated by the leader, which can shrink the team if
+                              that fails (a worker cannot: OMP_NUM_THREADS=2,5000 ended in
+                              "fatal: out of memory allocating thread state") */
 };
 
 /* A member's starting state in a new region: the same for the leader and the workers. */
@@ -165,12 +224,15 @@ static void wait_on_leader(struct lite_waiter *w, struct lite_pool *pool)
 }
 
 static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct lite_team *team,
-                         struct lite_task *implicit, uint32_t gen)
+                         struct lite_task *implicit, uint32_t gen, struct lite_slot *slot)
 {
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
   wait_on_leader(&w, pool);
+  /* slot: the member's own, read by run_member while the region ran; pool->slots may be
+     replaced now, as the leader grows the pool for its next region. */
   while (atomic_load_explicit(&pool->gen, memory_order_acquire) == gen) {
+    lite_balance_take_request(slot);
     if (lite_unlikely(atomic_load_explicit(&q->ready, memory_order_relaxed) != 0)) {
       /* The member's own state again while it runs a task (its id never changed). */
       thr->team = team;
@@ -195,6 +257,7 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
 
 static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned id, uint32_t gen)
 {
+  lite_balance_take_request(pool->slots[id]); /* one the member did not see while it waited */
   struct lite_task implicit;
   start_member(thr, pool, id, &implicit);
   struct lite_team *team = thr->team;
@@ -208,7 +271,7 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   thr->team = NULL;
   thr->task = NULL;
   lite_join_arrive(pool, slot, gen);
-  stay_on_call(thr, pool, team, &implicit, gen);
+  stay_on_call(thr, pool, team, &implicit, gen, slot);
 }
 
 static void *worker_main(void *arg)
@@ -216,7 +279,7 @@ static void *worker_main(void *arg)
   struct worker_start start = *(struct worker_start *)arg;
   free(arg);
   struct lite_pool *pool = start.pool;
-  struct lite_thread *thr = lite_thread_create_self();
+  struct lite_thread *thr = thread_adopt(start.thr);
   thr->is_worker = true;
   atomic_store_explicit(&pool->slots[start.id]->tid, lite_os_gettid(), memory_order_relaxed);
   uint32_t seen = start.gen;
@@ -245,17 +308,20 @@ static void *worker_main(void *arg)
 static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
 {
   lite_before_first_team(leader);
+  /* Without memory the region runs as a team of one (lite_team_fork gets NULL). */
   struct lite_pool *pool = aligned_alloc(LITE_CACHE_LINE, sizeof *pool);
   if (pool == NULL)
-    lite_fatal("out of memory allocating a thread pool");
+    return NULL;
   memset(pool, 0, sizeof *pool);
   pool->leader = leader;
   pool->level = level;
   pool->team_storage.pool = pool;
   pool->team_storage.tasks.pool = pool;
   pool->ring = aligned_alloc(LITE_CACHE_LINE, LITE_WS_RING * sizeof *pool->ring);
-  if (pool->ring == NULL)
-    lite_fatal("out of memory allocating a thread pool");
+  if (pool->ring == NULL) {
+    free(pool);
+    return NULL;
+  }
   memset(pool->ring, 0, LITE_WS_RING * sizeof *pool->ring);
   pool->team_storage.ring = pool->ring;
   pool->team_storage.ring_mask = LITE_WS_RING - 1;
@@ -305,31 +371,65 @@ static bool pool_reserve(struct lite_pool *pool, unsigned n)
   return n <= pool->capacity;
 }
 
+/* A thread that cannot be started (a process or pids limit, memory) usually cannot be started
+   at the next region either: trying at every region cost a pthread_create and a warning each
+   (2,004 warnings in 2,000 regions under prlimit --nproc). So the first failure warns, once
+   for the process, and no pool tries to start a thread for START_BACKOFF_MIN_NS; each failure
+   in a row doubles that, up to START_BACKOFF_MAX_NS, and a success resets it. Meanwhile teams
+   get the workers their pools have: the results stay right, with fewer threads. */
+#define START_BACKOFF_MIN_NS 10000000ull
+#define START_BACKOFF_MAX_NS 10000000000ull
+static _Atomic uint64_t start_retry_ns;   /* no thread is started before then */
+static _Atomic uint64_t start_backoff_ns; /* the last wait set; 0 after a success */
+
+static void start_failed(unsigned id, unsigned n, int err)
+{
+  static _Atomic bool warned;
+  uint64_t backoff = atomic_load_explicit(&start_backoff_ns, memory_order_relaxed);
+  backoff = backoff < START_BACKOFF_MIN_NS ? START_BACKOFF_MIN_NS
+            : backoff * 2 > START_BACKOFF_MAX_NS ? START_BACKOFF_MAX_NS
+                                                 : backoff * 2;
+  atomic_store_explicit(&start_backoff_ns, backoff, memory_order_relaxed);
+  atomic_store_explicit(&start_retry_ns, lite_now_ns() + backoff, memory_order_relaxed);
+  if (!atomic_exchange(&warned, true))
+    lite_warn("could not start thread %u of a team of %u (%s); teams get the threads that could "
+              "be started, and more are tried again now and then", id, n,
+              err > 0 ? strerror(err) : "out of memory");
+}
+
 /* Makes sure workers 1..n-1 exist; returns how many members the pool can run (n or fewer). */
 static unsigned pool_grow(struct lite_pool *pool, unsigned n)
 {
   if (n - 1 <= pool->nworkers)
     return n;
+  if (lite_unlikely(atomic_load_explicit(&start_retry_ns, memory_order_relaxed) != 0) &&
+      lite_now_ns() < atomic_load_explicit(&start_retry_ns, memory_order_relaxed))
+    return pool->nworkers + 1;
   if (!pool_reserve(pool, n))
     n = pool->capacity;
   while (pool->nworkers + 1 < n) {
     unsigned id = pool->nworkers + 1;
     struct worker_start *start = malloc(sizeof *start);
-    int err = start == NULL ? -1 : 0;
-    if (start != NULL) {
-      *start = (struct worker_start){pool, id, atomic_load(&pool->gen)};
+    struct lite_thread *thr = start != NULL ? thread_alloc() : NULL;
+    int err = thr == NULL ? -1 : 0;
+    if (thr != NULL) {
+      *start = (struct worker_start){pool, id, atomic_load(&pool->gen), thr};
       /* A new slot must not look arrived at any epoch or generation the pool will use. */
       atomic_store(&pool->slots[id]->arrive, pool->epoch);
       atomic_store(&pool->slots[id]->done, atomic_load(&pool->gen));
       err = lite_os_thread_start(&pool->threads[id], lite_env.stacksize, worker_main, start);
     }
     if (err != 0) {
+      free(thr);
       free(start);
-      lite_warn("could not start thread %u of a team of %u (%s); the team has %u threads", id, n,
-                err > 0 ? strerror(err) : "out of memory", id);
+      start_failed(id, n, err);
       return id;
     }
     pool->nworkers = id;
+  }
+  if (lite_unlikely(atomic_load_explicit(&start_backoff_ns, memory_order_relaxed) != 0)) {
+    atomic_store_explicit(&start_backoff_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&start_retry_ns, 0, memory_order_relaxed);
   }
   return n;
 }
@@ -435,31 +535,48 @@ static void leave_team(struct lite_thread *thr, struct lite_team *team)
   thr->partition = team->saved_partition;
 }
 
+/* Fills in a team's description. A pool's team (fresh false) is rewritten only where a field
+   changes, since its idle workers poll the line; a team of one (fresh true) lives in the
+   encountering thread's frame or in new memory, and comparing its never-set fields read
+   uninitialised memory (some 14,000 valgrind errors in a 3-thread nesting stress). */
+#define DESCRIBE(field, value)                                                                  \
+  do {                                                                                          \
+    if (fresh)                                                                                  \
+      team->field = (value);                                                                    \
+    else                                                                                        \
+      LITE_SET_IF_CHANGED(team->field, (value));                                                \
+  } while (0)
 static void describe_team(struct lite_team *team, struct lite_thread *thr, unsigned nthreads,
-                          unsigned flags)
+                          unsigned flags, bool fresh)
 {
   struct lite_team *parent = thr->team;
   unsigned level = parent != NULL ? parent->level : 0;
   unsigned active = parent != NULL ? parent->active_level : 0;
-  LITE_SET_IF_CHANGED(team->nthreads, nthreads);
-  LITE_SET_IF_CHANGED(team->level, level + 1);
-  LITE_SET_IF_CHANGED(team->active_level, nthreads > 1 ? active + 1 : active);
-  LITE_SET_IF_CHANGED(team->parent, parent);
-  LITE_SET_IF_CHANGED(team->parent_id, thr->id);
-  LITE_SET_IF_CHANGED(team->num_teams, thr->num_teams);
-  LITE_SET_IF_CHANGED(team->team_num, thr->team_num);
+  DESCRIBE(nthreads, nthreads);
+  DESCRIBE(level, level + 1);
+  DESCRIBE(active_level, nthreads > 1 ? active + 1 : active);
+  DESCRIBE(parent, parent);
+  DESCRIBE(parent_id, thr->id);
+  DESCRIBE(num_teams, thr->num_teams);
+  DESCRIBE(team_num, thr->team_num);
   /* parallel reduction(task, ...): the per-thread copies are made for the final team size. */
   struct lite_taskgroup *group = thr->next_reduction_group;
   if (lite_unlikely(group != NULL)) {
     thr->next_reduction_group = NULL;
     lite_task_reductions_register(group->reductions, NULL, NULL, nthreads);
   }
-  LITE_SET_IF_CHANGED(team->reduction_group, group);
+  DESCRIBE(reduction_group, group);
+  if (fresh) {
+    child_icv(&team->icv, &thr->icv, level + 1, flags);
+    return;
+  }
   struct lite_icv icv;
+  memset(&icv, 0, sizeof icv); /* its padding too: memcmp reads it */
   child_icv(&icv, &thr->icv, level + 1, flags);
   if (memcmp(&icv, &team->icv, sizeof icv) != 0)
     team->icv = icv;
 }
+#undef DESCRIBE
 
 struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
                                  unsigned flags, lite_ws_setup_fn setup, void *setup_arg)
@@ -485,7 +602,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   atomic_store_explicit(&pool->desc_gen, next_gen, memory_order_relaxed);
   atomic_thread_fence(memory_order_release);
   struct lite_team *team = &pool->team_storage;
-  describe_team(team, thr, n, flags);
+  describe_team(team, thr, n, flags, false);
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed))) {
     atomic_store(&team->cancelled, false);
     atomic_fetch_and(&pool->release, LITE_EPOCH_MASK);
@@ -568,8 +685,7 @@ void lite_team_join(struct lite_thread *thr)
 void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads,
                             unsigned flags)
 {
-  memset(&team->icv, 0, sizeof team->icv);
-  describe_team(team, thr, nthreads, flags);
+  describe_team(team, thr, nthreads, flags, true);
   team->pool = NULL;
   atomic_init(&team->single_ticket, 0);
   atomic_init(&team->cancelled, false);

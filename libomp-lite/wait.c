@@ -89,8 +89,16 @@ static _Atomic uint64_t load_checked_ns;
 static _Atomic uint64_t overloaded_until_ns;
 static _Atomic int load_high_checks;
 
+/* The scan of /proc/self/task reads a file per thread of the process: with many threads it cost
+   the square of the team (each waiter's check scanned every thread, and a scan of 4,096 threads
+   outlasted the period, so one always ran: 512 threads made 66,168 openat calls in 12 regions,
+   and env_bad_values' 4,096 threads took 11.4 s beside two busy loops, 0.9 s without the
+   watch). Above SCAN_MAX_THREADS live threads the estimate stands alone: such a team outnumbers
+   the CPUs many times over, and parking early is right for it anyway. */
+#define SCAN_MAX_THREADS 64
+
 /* Foreign tasks now: exact (the threads of this process counted one by one) once the estimate
-   reaches exact_from. */
+   reaches exact_from, for a process of at most SCAN_MAX_THREADS threads of ours. */
 static int foreign_tasks(int exact_from)
 {
   int runnable = lite_os_runnable_tasks();
@@ -99,10 +107,42 @@ static int foreign_tasks(int exact_from)
   int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;
   int others = runnable - (unused_cpus > 0 ? unused_cpus : 0);
   int awake = lite_threads_awake();
-  if (others - awake < exact_from)
+  if (others - awake < exact_from ||
+      atomic_load_explicit(&lite_threads_live, memory_order_relaxed) > SCAN_MAX_THREADS)
     return others - awake;
   int ours = lite_os_runnable_threads_of_process();
   return others - (ours >= 0 ? ours : awake);
+}
+
+/* OMP_DYNAMIC=true: a new team gets at most the CPUs that other processes leave free, as in
+   libgomp (which subtracts the one-minute load average) and LLVM. The count is the kernel's
+   runnable tasks now, less our own awake threads and the online CPUs this process does not use
+   (the estimate of foreign_tasks, without the per-thread scan, so its cost does not grow with
+   the process's threads), read at most once per LOAD_CHECK_NS by one thread for the whole
+   process; the forks in between use the last answer. 2 busy processes on 2 CPUs: 1 thread, as
+   libgomp and LLVM give (2 before). */
+static _Atomic uint64_t dynamic_checked_ns;
+static _Atomic int dynamic_free_cpus = -1;
+
+unsigned lite_dynamic_threads(unsigned n)
+{
+  unsigned ncpus = lite_env.ncpus;
+  if (n > ncpus)
+    n = ncpus;
+  int free_cpus = atomic_load_explicit(&dynamic_free_cpus, memory_order_relaxed);
+  if (lite_env.load_watch) {
+    uint64_t now = lite_now_ns();
+    uint64_t last = atomic_load_explicit(&dynamic_checked_ns, memory_order_relaxed);
+    if ((free_cpus < 0 || now - last >= LOAD_CHECK_NS) &&
+        atomic_compare_exchange_strong(&dynamic_checked_ns, &last, now)) {
+      int foreign = foreign_tasks(INT_MAX);
+      free_cpus = foreign <= 0 ? (int)ncpus : foreign < (int)ncpus ? (int)ncpus - foreign : 0;
+      atomic_store_explicit(&dynamic_free_cpus, free_cpus, memory_order_relaxed);
+    }
+  }
+  if (free_cpus >= 0 && (unsigned)free_cpus < n)
+    n = (unsigned)free_cpus;
+  return n > 0 ? n : 1;
 }
 
 static void check_load(uint64_t now)
@@ -116,14 +156,22 @@ static void check_load(uint64_t now)
     atomic_store_explicit(&overloaded_until_ns, now + CONTENDED_NS, memory_order_relaxed);
 }
 
+/* One reader at a time for the whole process, and the period counts from the end of the last
+   check: the exchange claims the check with a time LOAD_CLAIM_NS ahead, so that no other waiter
+   starts one while it runs (a check that outlasted the period let the next waiter start another
+   at once), and the end of the check sets the real time. A claim that never ends (a fork()
+   while a thread of the parent held it) only delays the child's checks by that much. */
+#define LOAD_CLAIM_NS 1000000000ull
 static bool overloaded(uint64_t now)
 {
   if (!lite_env.load_watch)
     return false;
   uint64_t last = atomic_load_explicit(&load_checked_ns, memory_order_relaxed);
-  if (now - last >= LOAD_CHECK_NS &&
-      atomic_compare_exchange_strong(&load_checked_ns, &last, now))
-    check_load(now); /* one thread at a time: the exchange above */
+  if (now >= last && now - last >= LOAD_CHECK_NS &&
+      atomic_compare_exchange_strong(&load_checked_ns, &last, now + LOAD_CLAIM_NS)) {
+    check_load(now);
+    atomic_store_explicit(&load_checked_ns, lite_now_ns(), memory_order_relaxed);
+  }
   return now < atomic_load_explicit(&overloaded_until_ns, memory_order_relaxed);
 }
 
@@ -232,6 +280,7 @@ void lite_waiter_init(struct lite_waiter *w)
   /* Most waits end within a few polls: the clock is first read after SPIN_POLLS_PER_CLOCK of
      them (a yielding waiter reads it at once), which moves the budget by about 1.5 µs. */
   w->start_ns = w->mode == LITE_WAIT_YIELD ? lite_now_ns() : 0;
+  w->last_ns = w->start_ns;
 }
 
 bool lite_waiter_poll(struct lite_waiter *w)
@@ -260,11 +309,13 @@ bool lite_waiter_poll(struct lite_waiter *w)
          (~11 us) even when the pair would have been separated by the next wake-up. */
       if (w->peer_cpu != NULL && now - w->start_ns > PEER_CHECK_NS) {
         int cpu = lite_os_cpu();
-        /* A leader waiting for a worker moves the worker to the idle CPU; one pair of
-           sched_setaffinity calls ends the co-location instead of paying for it at every
-           barrier. Otherwise the waiter yields. */
+        /* A leader waiting for a worker leaves the CPU to it, moving itself to another one;
+           one pair of sched_setaffinity calls ends the co-location instead of paying for it at
+           every barrier. The leader moves itself, not the worker (which runs user code, and
+           would see its mask change), and only if its mask is the process's (see os.h).
+           Otherwise the waiter yields. */
         if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu &&
-            (w->peer_tid == 0 || !lite_os_move_off_cpu(w->peer_tid, cpu)))
+            (w->peer_tid == 0 || !lite_os_move_self_off_cpu(cpu)))
           lite_os_yield();
       }
     }
@@ -276,6 +327,9 @@ bool lite_waiter_poll(struct lite_waiter *w)
     if (now - w->start_ns > lite_env.yield_ns || crowded(now))
       return false;
     count_if_wanted(now);
+    /* A yielding waiter that turns to spinning must not take the time since its last clock
+       reading here for a preemption (valgrind found last_ns unset on that path). */
+    w->last_ns = now;
     lite_os_yield();
     w->polls++;
     if (w->polls % 8 == 0)

@@ -6,11 +6,15 @@
    thread count must not grow from one cycle to the next. Odd cycles wait 20 ms before the
    dlclose (workers parked, or spinning under OMP_WAIT_POLICY=active), even ones unload straight
    after the region (workers still spinning).
+   With DLCLOSE_USER_THREAD=1, each cycle runs the plugin from a pthread of the host that lives
+   on across the dlclose and exits after it: the runtime's thread-exit destructor (a pthread key
+   of the user thread) must not outlive the library, or that exit jumps into unmapped code.
    Usage: dlclose [PLUGIN]  (default: dlclose_plugin.so next to the executable) */
 #include "lite_check.h"
 
 #include <dirent.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <time.h>
 
 enum { CYCLES = 8, TEAM = 4 };
@@ -56,6 +60,30 @@ static int lite_mapped(void)
     return mapped;
 }
 
+/* DLCLOSE_USER_THREAD=1: the host's pthread that runs the plugin, then waits for the main
+   thread's dlclose before it exits. */
+struct user_thread {
+    int (*run)(int, int);
+    int cycle, err;
+    int stage; /* 0: to run, 1: ran, 2: may exit */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+static void *user_thread_main(void *arg)
+{
+    struct user_thread *u = arg;
+    int err = u->run(TEAM, u->cycle);
+    pthread_mutex_lock(&u->mu);
+    u->err = err;
+    u->stage = 1;
+    pthread_cond_broadcast(&u->cv);
+    while (u->stage != 2)
+        pthread_cond_wait(&u->cv, &u->mu);
+    pthread_mutex_unlock(&u->mu);
+    return NULL; /* the thread's exit destructors run now, after the dlclose */
+}
+
 static void *symbol(void *handle, const char *name)
 {
     void *p = dlsym(handle, name);
@@ -78,6 +106,8 @@ int main(int argc, char **argv)
     }
     int stock = lite_stock_mode();
     int before = count_threads(), kept = -1, unloaded = 0;
+    const char *ut = getenv("DLCLOSE_USER_THREAD");
+    int user_thread = ut != NULL && strcmp(ut, "1") == 0;
 
     for (int cycle = 0; cycle < CYCLES; cycle++) {
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -98,13 +128,33 @@ int main(int argc, char **argv)
             if (cycle == 0)
                 printf("dlclose: the plugin runs on %s\n", abi);
         }
-        int err = run(TEAM, cycle);
+        struct user_thread u = { .run = run, .cycle = cycle, .mu = PTHREAD_MUTEX_INITIALIZER,
+                                 .cv = PTHREAD_COND_INITIALIZER };
+        pthread_t th;
+        int err;
+        if (user_thread) {
+            LITE_EXPECT(pthread_create(&th, NULL, user_thread_main, &u) == 0, "pthread_create");
+            pthread_mutex_lock(&u.mu);
+            while (u.stage != 1)
+                pthread_cond_wait(&u.cv, &u.mu);
+            pthread_mutex_unlock(&u.mu);
+            err = u.err;
+        } else {
+            err = run(TEAM, cycle);
+        }
         LITE_EXPECT(err == 0, "cycle %d: the plugin's check %d failed", cycle, err);
         if (cycle % 2) {
             struct timespec ts = { 0, 20 * 1000 * 1000 };
             nanosleep(&ts, NULL);
         }
         LITE_EXPECT(dlclose(h) == 0, "dlclose: %s", dlerror());
+        if (user_thread) {
+            pthread_mutex_lock(&u.mu);
+            u.stage = 2;
+            pthread_cond_broadcast(&u.cv);
+            pthread_mutex_unlock(&u.mu);
+            LITE_EXPECT(pthread_join(th, NULL) == 0, "pthread_join");
+        }
 
         int mapped = lite_mapped();
         int now = mapped ? count_threads() : settled_threads(before);

@@ -120,6 +120,32 @@ START_TEST(test_move_to_cpu_keeps_the_mask)
 }
 END_TEST
 
+/* The runtime's own moves: a thread with the process's mask moves and gets exactly that mask
+   back; a thread whose mask the user narrowed is not moved at all. */
+START_TEST(test_move_self_only_with_the_process_mask)
+{
+  cpu_set_t before, after, pin;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof before, &before), 0);
+  int first = first_cpu(&before, -1), second = first_cpu(&before, first);
+  if (second >= 0) {
+    ck_assert(lite_os_move_self_to_cpu(second));
+    ck_assert(lite_os_move_self_off_cpu(second));
+  }
+  ck_assert_int_eq(sched_getaffinity(0, sizeof after, &after), 0);
+  ck_assert(CPU_EQUAL(&before, &after));
+  CPU_ZERO(&pin);
+  CPU_SET(first, &pin);
+  ck_assert_int_eq(sched_setaffinity(0, sizeof pin, &pin), 0);
+  ck_assert(!lite_os_move_self_to_cpu(first));
+  if (second >= 0)
+    ck_assert(!lite_os_move_self_to_cpu(second));
+  ck_assert(!lite_os_move_self_off_cpu(first));
+  ck_assert_int_eq(sched_getaffinity(0, sizeof after, &after), 0);
+  ck_assert(CPU_EQUAL(&pin, &after));
+  ck_assert_int_eq(sched_setaffinity(0, sizeof before, &before), 0);
+}
+END_TEST
+
 START_TEST(test_affinity_bitmap)
 {
   cpu_set_t mask;
@@ -250,6 +276,7 @@ static Suite *balance_suite(void)
   TCase *os = tcase_create("os");
   tcase_add_test(os, test_move_to_cpu_keeps_the_mask);
   tcase_add_test(os, test_affinity_bitmap);
+  tcase_add_test(os, test_move_self_only_with_the_process_mask);
   suite_add_tcase(s, os);
   TCase *load = tcase_create("load");
   tcase_add_test(load, test_foreign_load_counted_when_all_awake);

@@ -823,7 +823,7 @@ START_TEST(test_env_init_displays)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- cgroup v2 quota */
+/* ---------------------------------------------------------------- cgroup v1 and v2 quotas */
 
 static void mkdir_p(const char *path)
 {
@@ -847,67 +847,78 @@ static void write_file(const char *path, const char *text)
   fclose(f);
 }
 
-/* This process's cgroup v2 path ("/..." from the "0::" line), or NULL on a v1-only system. */
-static char *own_cgroup(void)
+/* Removes the fake tree made under root (at most a few levels deep). */
+static void remove_tree(const char *root)
 {
-  FILE *f = fopen("/proc/self/cgroup", "r");
-  if (f == NULL)
-    return NULL;
-  char line[4096];
-  char *path = NULL;
-  while (path == NULL && fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "0::", 3) == 0) {
-      line[strcspn(line, "\n")] = '\0';
-      path = strdup(line + 3);
-    }
-  }
-  fclose(f);
-  return path;
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  ck_assert_int_eq(system(cmd), 0);
 }
 
+/* A fake cgroup root and a fake /proc/self/cgroup (the reader takes both as parameters), so that
+   v1, v2 and hybrid systems are all tested whatever this machine has. */
 START_TEST(test_cgroup_quota)
 {
   char root[] = "/tmp/test_env_cgroup.XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(root));
-  char *path = own_cgroup();
-  if (path == NULL) {
-    /* No cgroup v2 line: the reader must report "no quota", whatever the tree holds. */
-    ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 0);
-    rmdir(root);
-    return;
-  }
-  char dir[PATH_MAX], file[PATH_MAX + 16];
-  snprintf(dir, sizeof dir, "%s%s", root, path);
+  char proc[PATH_MAX], dir[PATH_MAX], file[PATH_MAX + 32], parent_file[PATH_MAX + 32];
+  snprintf(proc, sizeof proc, "%s/proc-self-cgroup", root);
+
+  /* Nothing to read: no quota. */
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 0);
+  write_file(proc, "");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 0);
+
+  /* cgroup v2 */
+  write_file(proc, "0::/a/b\n");
+  snprintf(dir, sizeof dir, "%s/a/b", root);
   mkdir_p(dir);
   snprintf(file, sizeof file, "%s/cpu.max", dir);
-
-  ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 0); /* no cpu.max at all */
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 0); /* no cpu.max at all */
   write_file(file, "max 100000\n");
-  ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 0);
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 0);
   write_file(file, "150000 100000\n");
-  ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 2); /* 1.5 CPUs round up */
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 2); /* 1.5 CPUs round up */
   write_file(file, "50000 100000\n");
-  ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 1);
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 1);
   write_file(file, "400000 100000\n");
-  ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 4);
-
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 4);
   /* A smaller quota higher up the hierarchy limits this process too. */
-  char parent_file[PATH_MAX] = "";
-  if (strcmp(path, "/") != 0) {
-    snprintf(parent_file, sizeof parent_file, "%s/cpu.max", root);
-    write_file(parent_file, "100000 100000\n");
-    ck_assert_uint_eq(lite_os_cgroup_cpu_quota(root), 1);
-    unlink(parent_file);
-  }
+  snprintf(parent_file, sizeof parent_file, "%s/cpu.max", root);
+  write_file(parent_file, "100000 100000\n");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 1);
+  unlink(parent_file);
 
-  /* Clean up the fake tree, deepest directory first. */
-  unlink(file);
-  for (char *slash; strcmp(dir, root) != 0 && (slash = strrchr(dir, '/')) != NULL;) {
-    rmdir(dir);
-    *slash = '\0';
-  }
-  rmdir(root);
-  free(path);
+  /* cgroup v1: the cpu controller (here with cpuacct) at ROOT/cpu, quota and period apart. A
+     hybrid system also has the v2 line, whose tree holds no cpu controller: v1 wins. */
+  write_file(proc, "9:pids:/x\n4:cpu,cpuacct:/c/d\n3:cpuset:/\n0::/a/b\n");
+  snprintf(dir, sizeof dir, "%s/cpu/c/d", root);
+  mkdir_p(dir);
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 0); /* no files: none */
+  snprintf(file, sizeof file, "%s/cpu.cfs_quota_us", dir);
+  write_file(file, "-1\n");
+  snprintf(parent_file, sizeof parent_file, "%s/cpu.cfs_period_us", dir);
+  write_file(parent_file, "100000\n");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 0); /* -1: no quota */
+  write_file(file, "250000\n");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 3); /* 2.5 CPUs round up */
+  write_file(parent_file, "50000\n");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 5);
+  /* The group at the mount's top (a container's own, where the path is the host's). */
+  snprintf(file, sizeof file, "%s/cpu/cpu.cfs_quota_us", root);
+  write_file(file, "100000\n");
+  snprintf(parent_file, sizeof parent_file, "%s/cpu/cpu.cfs_period_us", root);
+  write_file(parent_file, "100000\n");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 1);
+  /* v1 with the controller alone on its line. */
+  write_file(proc, "2:cpu:/\n");
+  ck_assert_uint_eq(lite_os_cgroup_quota_at(root, proc), 1);
+
+  /* The real /proc/self/cgroup against an empty root: no quota. */
+  snprintf(dir, sizeof dir, "%s/empty", root);
+  mkdir_p(dir);
+  ck_assert_uint_eq(lite_os_cgroup_cpu_quota(dir), 0);
+  remove_tree(root);
 }
 END_TEST
 
