@@ -42,6 +42,12 @@ static void check_parallel(void)
         n = omp_get_num_threads();
         LITE_EXPECT(omp_in_parallel(), "omp_in_parallel is false in a region of 4");
         LITE_EXPECT(omp_get_level() == 1, "level %d in a region", omp_get_level());
+        /* LLVM's omp.h calls this one ompc_capture_affinity. */
+        char buf[32], want[32];
+        omp_capture_affinity(buf, sizeof buf, "%n/%N");
+        snprintf(want, sizeof want, "%d/%d", omp_get_thread_num(), omp_get_num_threads());
+        LITE_EXPECT(strcmp(buf, want) == 0, "omp_capture_affinity gave '%s', expected '%s'",
+                    buf, want);
     }
     LITE_EXPECT(n == 4, "num_threads(4) gave %d threads", n);
     for (int i = 0; i < 4; i++)

@@ -116,7 +116,7 @@ static const char *lite_needed_version(const char *base, const ElfW(Shdr) *verne
 }
 
 /* Check every import of /proc/self/exe that an OpenMP runtime defines (omp_, GOMP_ from gcc's
-   code; __kmpc_, kmp_ from clang's); returns how many were checked. */
+   code; __kmpc_, kmp_, ompc_ from clang's); returns how many were checked. */
 static int lite_check_imports(void)
 {
     struct stat st;
@@ -149,7 +149,8 @@ static int lite_check_imports(void)
         if (syms[i].st_shndx != SHN_UNDEF)
             continue;
         if (strncmp(name, "omp_", 4) != 0 && strncmp(name, "GOMP_", 5) != 0 &&
-            strncmp(name, "__kmpc_", 7) != 0 && strncmp(name, "kmp_", 4) != 0)
+            strncmp(name, "__kmpc_", 7) != 0 && strncmp(name, "kmp_", 4) != 0 &&
+            strncmp(name, "ompc_", 5) != 0)
             continue;
         const char *ver = vers ? lite_needed_version(base, verneed, sh, vers[i] & 0x7fff) : NULL;
         void *addr = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
