@@ -5,6 +5,7 @@
    each way at the same time. In a team with more members than CPUs, the last member to arrive
    releases the others (see lite_barrier_wait). */
 #include "internal.h"
+#include "profile/profile.h"
 
 /* Whether a waiter parked on join_word (the leader; in a barrier of a team of two, the other
    member) can go on once this member has arrived: every other member's word (the barrier's
@@ -293,7 +294,10 @@ void lite_barrier_wait(struct lite_thread *thr)
 
 void GOMP_barrier(void)
 {
-  lite_barrier_wait(lite_self());
+  if (lite_prof_on())
+    lite_prof_barrier(lite_self(), __builtin_return_address(0));
+  else
+    lite_barrier_wait(lite_self());
 }
 
 /* ----------------------------------------------------------------------- cancellable barrier */

@@ -1,6 +1,7 @@
 /* critical and atomic: gcc calls these around a critical region (unnamed or named) and around
    an atomic update it cannot do with one instruction. All three are the futex mutex of lock.c. */
 #include "internal.h"
+#include "profile/profile.h"
 
 /* Each mutex on its own cache line: a program hammering atomic must not slow one using critical. */
 struct padded_mutex {
@@ -17,7 +18,10 @@ static struct padded_mutex atomic_fallback;
 void GOMP_critical_start(void)
 {
   atomic_thread_fence(memory_order_release);
-  lite_mutex_lock(&unnamed_critical.word);
+  if (lite_prof_on())
+    lite_prof_critical(&unnamed_critical.word, __builtin_return_address(0));
+  else
+    lite_mutex_lock(&unnamed_critical.word);
 }
 
 void GOMP_critical_end(void) { lite_mutex_unlock(&unnamed_critical.word); }
@@ -34,7 +38,10 @@ static inline _Atomic uint32_t *named_mutex(void **pptr)
 void GOMP_critical_name_start(void **pptr)
 {
   atomic_thread_fence(memory_order_release);
-  lite_mutex_lock(named_mutex(pptr));
+  if (lite_prof_on())
+    lite_prof_critical(named_mutex(pptr), __builtin_return_address(0));
+  else
+    lite_mutex_lock(named_mutex(pptr));
 }
 
 void GOMP_critical_name_end(void **pptr) { lite_mutex_unlock(named_mutex(pptr)); }

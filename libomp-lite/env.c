@@ -2,6 +2,7 @@
    lite_env, with libgomp 12's syntax and meaning. A malformed value never stops the program: it
    gets one line on stderr naming the variable and the value, and the default is kept. */
 #include "env.h"
+#include "profile/profile.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -36,7 +37,7 @@
 static char default_affinity_format[] = "level %L thread %i affinity %A";
 
 /* Sane values from the first instruction on, in case something calls in before lite_env_init. */
-struct lite_env lite_env = {
+struct lite_env lite_env LITE_ALIGNED = {
   .icv = {
     .nthreads = 1,
     .max_active_levels = 1,
@@ -481,6 +482,39 @@ static bool read_int(struct env_reader *r, const char *name, unsigned long long 
   return false;
 }
 
+/* OMPLITE_PROFILE: 1 or true (the table on stderr at exit), 0 or false (off), or a file name.
+   OMPLITE_TRACE: a file name for the timeline, or 0 / false. OMPLITE_TRACE_EVENTS: the trace's
+   events per thread. An empty value is a mistake, not a file name: one warning, off. */
+static void read_profile(struct env_reader *r)
+{
+  struct lite_env *env = r->env;
+  env->profile = 0;
+  lite_prof_path = lite_trace_path = NULL;
+  const char *v = r->get("OMPLITE_PROFILE");
+  bool b;
+  if (v != NULL) {
+    if (*v == 0)
+      warn_invalid("OMPLITE_PROFILE", v, "1, 0 or a file name", "off");
+    else if (strcmp(v, "1") == 0 || (lite_parse_bool(v, &b) && b))
+      env->profile |= LITE_PROF_TABLE;
+    else if (strcmp(v, "0") != 0 && !lite_parse_bool(v, &b) &&
+             (lite_prof_path = strdup(v)) != NULL)
+      env->profile |= LITE_PROF_TABLE;
+  }
+  v = r->get("OMPLITE_TRACE");
+  if (v != NULL) {
+    if (*v == 0 || strcmp(v, "1") == 0 || (lite_parse_bool(v, &b) && b))
+      warn_invalid("OMPLITE_TRACE", v, "a file name (such as trace.json) or 0", "off");
+    else if (strcmp(v, "0") != 0 && !lite_parse_bool(v, &b) && (lite_trace_path = strdup(v)))
+      env->profile |= LITE_PROF_TRACE;
+  }
+  unsigned long long n = LITE_TRACE_EVENTS_DEFAULT;
+  lite_trace_events = LITE_TRACE_EVENTS_DEFAULT;
+  if (read_int(r, "OMPLITE_TRACE_EVENTS", 16, 1u << 26, "a number of events from 16 to 67108864",
+               &n))
+    lite_trace_events = (unsigned)n;
+}
+
 /* OMP_NUM_THREADS: nthreads-var, a list for nested levels. Returns its length (0: not set). */
 static unsigned read_num_threads(struct env_reader *r)
 {
@@ -736,6 +770,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   read_switch(&r, "OMPLITE_LOAD_WATCH", &env->load_watch);
   env->heap_keep = true;
   read_switch(&r, "OMPLITE_HEAP_KEEP", &env->heap_keep);
+  read_profile(&r);
   read_bool(&r, "OMP_DISPLAY_AFFINITY", &env->display_affinity);
   read_affinity_format(&r);
 

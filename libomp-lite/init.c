@@ -10,6 +10,7 @@
      (exit called from inside one) is left alone. */
 #include "internal.h"
 #include "env.h"
+#include "profile/profile.h"
 
 #include <stdlib.h>
 
@@ -50,6 +51,8 @@ static void after_fork_in_child(void)
   atomic_store(&lite_threads_parked, 0);
   atomic_store(&lite_threads_waking, 0);
   lite_team_after_fork();
+  if (lite_env.profile != 0)
+    lite_prof_fork_child();
   if (thr != NULL) {
     thr->pools = NULL;
     thr->npools = 0;
@@ -93,6 +96,10 @@ __attribute__((destructor)) static void lite_unload(void)
         leader->pools[level] = NULL;
     lite_pool_shutdown(pool);
   }
+  /* OMPLITE_PROFILE and OMPLITE_TRACE: after the shutdown, so that the workers' last sleeps
+     are closed; threads still running (a busy pool, other pthreads) may add to what is
+     written, which the writers allow. */
+  lite_prof_finish();
   /* Last: the workers joined above ran the key's destructor as they left. */
   lite_thread_key_delete();
 }

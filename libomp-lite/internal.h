@@ -73,6 +73,10 @@ struct lite_env {
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
   bool load_watch;              /* OMPLITE_LOAD_WATCH: look for load by other processes */
   bool heap_keep;               /* OMPLITE_HEAP_KEEP: set glibc's malloc thresholds (heap.c) */
+  /* OMPLITE_PROFILE / OMPLITE_TRACE (profile/profile.h's LITE_PROF_* bits; 0: off). Every hook
+     reads it: it shares its line with display_affinity and tiny_loops, which each region and
+     loop read already (lite_env is aligned to the line). */
+  unsigned char profile;
 };
 extern struct lite_env lite_env;
 
@@ -93,6 +97,7 @@ void lite_error_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
 struct lite_team;
 struct lite_pool;
 struct lite_ws;
+struct lite_prof_row;
 
 /* Per-thread state, one cache-line-aligned block reached through one thread-local pointer. */
 /* ---------------------------------------------------------------- explicit tasks (task.c) */
@@ -288,6 +293,8 @@ struct lite_slot {
   _Atomic int tid;            /* its kernel thread id (0: the leader, or not known yet) */
   _Atomic int move_to;        /* the balancer asks the member to move to CPU move_to - 1 (0:
                                  no request); the member does it itself, inside the runtime */
+  uint64_t prof_done_ns;      /* OMPLITE_PROFILE: when it finished its share of the region (read
+                                 by the leader after the join) */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -373,6 +380,9 @@ struct lite_pool {
   struct lite_member_place *assign;
   unsigned assign_cap;
   struct lite_bind_key bind_key;
+  /* OMPLITE_PROFILE: the row of the region running now (profile/), written at the fork and read
+     by the workers only while the profile is on. */
+  struct lite_prof_row *prof_row LITE_ALIGNED;
 };
 
 /* ---------------------------------------------------------------- affinity/bind.c */
@@ -563,6 +573,10 @@ unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
                            lite_ws_setup_fn setup, void *arg);
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          lite_ws_setup_fn setup, void *arg);
+/* lite_parallel_run, timed for OMPLITE_PROFILE and OMPLITE_TRACE (site: the call site). */
+unsigned lite_parallel_run_profiled(const void *site, void (*fn)(void *), void *data,
+                                    unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,
+                                    void *arg);
 
 /* ---------------------------------------------------------------- task.c */
 

@@ -2,6 +2,7 @@
    GOMP_loop_start (OpenMP 5.0 form), the ordered variants and GOMP_loop_end*. Each is a thin
    layer: the ring entry comes from work.c, the hand-out from sched/. */
 #include "loop_common.h"
+#include "profile/profile.h"
 
 static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
                                                       struct lite_ws *ws, long *istart,
@@ -10,6 +11,7 @@ static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
   uint64_t lo, hi;
   if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
+  lite_prof_chunk();
   *istart = (long)lite_iter_value(ws, lo);
   *iend = (long)lite_iter_bound(ws, hi);
   return true;
@@ -29,6 +31,7 @@ static inline bool next_long(struct lite_thread *thr, long *istart, long *iend)
   case LITE_NEXT_NONE:
     return false;
   case LITE_NEXT_GOT:
+    lite_prof_chunk();
     *istart = (long)lite_iter_value(ws, lo);
     *iend = (long)lite_iter_bound(ws, hi);
     return true;
@@ -48,6 +51,9 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
   bool plain = istart != NULL && reductions == NULL && mem == NULL;
   if (plain && lite_tiny_in_team(thr, req, count)) {
     ws = lite_tiny_begin(thr);
+    if (lite_prof_on())
+      lite_prof_loop_begin(req->site, LITE_PROF_SCHED(req), ws != NULL, LITE_DEC_TINY,
+                           lite_loop_team_size(thr));
     if (ws == NULL)
       return false; /* thread 0 runs this tiny loop alone */
     lite_iter_init_long(ws, start, end, incr);
@@ -61,9 +67,14 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
   uint64_t mark;
   ws = lite_ws_begin_loop(thr, look.mark, &first, &mark);
   if (mark != 0) {
+    if (lite_prof_on())
+      lite_prof_loop_begin(req->site, LITE_PROF_SCHED(req), first,
+                           (mark & LITE_WS_WHOLE) ? LITE_DEC_WHOLE : LITE_DEC_SPLIT,
+                           lite_loop_team_size(thr));
     uint64_t lo, hi;
     if (!lite_sched_split_block(thr, req, count, first, mark, &lo, &hi))
       return false;
+    lite_prof_chunk();
     *istart = (long)((uint64_t)start + lo * (uint64_t)incr);
     *iend = hi == count ? end : (long)((uint64_t)start + hi * (uint64_t)incr);
     return true;
@@ -80,6 +91,9 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
   } else if (reductions != NULL) {
     lite_ws_task_reductions(thr, ws, false, reductions);
   }
+  if (lite_prof_on())
+    lite_prof_loop_begin(req->site, LITE_PROF_SCHED(req), first,
+                         first ? lite_prof_ws_decision(ws) : LITE_DEC_KINDS, ws->nthreads);
   if (mem != NULL)
     *mem = ws->mem;
   return istart == NULL || next_long(thr, istart, iend);
@@ -240,15 +254,27 @@ bool GOMP_loop_ordered_runtime_next(long *istart, long *iend)
 void GOMP_loop_end(void)
 {
   struct lite_thread *thr = lite_self();
+  if (lite_prof_on()) {
+    lite_prof_loop_end(thr, 1);
+    return;
+  }
   lite_loop_finish(thr, true);
   lite_barrier_wait(thr);
 }
 
-void GOMP_loop_end_nowait(void) { lite_loop_finish(lite_self(), false); }
+void GOMP_loop_end_nowait(void)
+{
+  if (lite_prof_on())
+    lite_prof_loop_end(lite_self(), 0);
+  else
+    lite_loop_finish(lite_self(), false);
+}
 
 bool GOMP_loop_end_cancel(void)
 {
   struct lite_thread *thr = lite_self();
+  if (lite_prof_on())
+    return lite_prof_loop_end(thr, 2);
   lite_loop_finish(thr, false);
   return lite_barrier_wait_cancel(thr);
 }

@@ -2,6 +2,7 @@
    loop.c, with gcc's direction flag: up is false when the loop counts down (incr is then a
    negative number in two's complement). */
 #include "loop_common.h"
+#include "profile/profile.h"
 
 typedef unsigned long long ull; /* gcc's gomp_ull */
 
@@ -11,6 +12,7 @@ static __attribute__((noinline)) bool next_ull_other(struct lite_thread *thr, st
   uint64_t lo, hi;
   if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
+  lite_prof_chunk();
   *istart = lite_iter_value(ws, lo);
   *iend = lite_iter_bound(ws, hi);
   return true;
@@ -27,6 +29,7 @@ static inline bool next_ull(struct lite_thread *thr, ull *istart, ull *iend)
   case LITE_NEXT_NONE:
     return false;
   case LITE_NEXT_GOT:
+    lite_prof_chunk();
     *istart = lite_iter_value(ws, lo);
     *iend = lite_iter_bound(ws, hi);
     return true;
@@ -44,6 +47,9 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
   bool plain = istart != NULL && reductions == NULL && mem == NULL;
   if (plain && lite_tiny_in_team(thr, req, count)) {
     ws = lite_tiny_begin(thr);
+    if (lite_prof_on())
+      lite_prof_loop_begin(req->site, LITE_PROF_SCHED(req), ws != NULL, LITE_DEC_TINY,
+                           lite_loop_team_size(thr));
     if (ws == NULL)
       return false; /* thread 0 runs this tiny loop alone */
     lite_iter_init_ull(ws, up, start, end, incr);
@@ -57,9 +63,14 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
   uint64_t mark;
   ws = lite_ws_begin_loop(thr, look.mark, &first, &mark);
   if (mark != 0) {
+    if (lite_prof_on())
+      lite_prof_loop_begin(req->site, LITE_PROF_SCHED(req), first,
+                           (mark & LITE_WS_WHOLE) ? LITE_DEC_WHOLE : LITE_DEC_SPLIT,
+                           lite_loop_team_size(thr));
     uint64_t lo, hi;
     if (!lite_sched_split_block(thr, req, count, first, mark, &lo, &hi))
       return false;
+    lite_prof_chunk();
     *istart = start + lo * incr;
     *iend = hi == count ? end : start + hi * incr;
     return true;
@@ -76,6 +87,9 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
   } else if (reductions != NULL) {
     lite_ws_task_reductions(thr, ws, false, reductions);
   }
+  if (lite_prof_on())
+    lite_prof_loop_begin(req->site, LITE_PROF_SCHED(req), first,
+                         first ? lite_prof_ws_decision(ws) : LITE_DEC_KINDS, ws->nthreads);
   if (mem != NULL)
     *mem = ws->mem;
   return istart == NULL || next_ull(thr, istart, iend);

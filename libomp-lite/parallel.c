@@ -3,6 +3,7 @@
    The combined constructs (parallel loop, parallel sections) come through the same two
    functions with a setup for their first worksharing construct. */
 #include "internal.h"
+#include "profile/profile.h"
 
 #include <stdlib.h>
 
@@ -39,6 +40,35 @@ unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
   return 1;
 }
 
+/* lite_parallel_run with OMPLITE_PROFILE or OMPLITE_TRACE on: the same steps, timed. A copy, so
+   that the plain path keeps its shape; site: the entry point's return address. */
+unsigned lite_parallel_run_profiled(const void *site, void (*fn)(void *), void *data,
+                                    unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,
+                                    void *arg)
+{
+  struct lite_prof_region r;
+  lite_prof_region_begin(&r, site, (const void *)fn);
+  struct lite_thread *thr = lite_self();
+  unsigned n = lite_team_size_for(thr, num_threads);
+  struct lite_team *team;
+  if (n > 1 && (team = lite_team_fork(thr, n, fn, data, flags, setup, arg)) != NULL) {
+    n = team->nthreads;
+    lite_prof_region_forked(&r, thr, setup != NULL);
+    fn(data);
+    lite_prof_region_joining(&r);
+    lite_team_join(thr);
+    lite_prof_region_end(&r, team, n, LITE_DEC_KINDS);
+    return n;
+  }
+  struct lite_team serial;
+  enter_serial(thr, &serial, flags, setup, arg);
+  lite_prof_region_forked(&r, thr, setup != NULL);
+  fn(data);
+  lite_team_leave_serial(thr);
+  lite_prof_region_end(&r, NULL, 1, LITE_DEC_KINDS);
+  return 1;
+}
+
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          lite_ws_setup_fn setup, void *arg)
 {
@@ -55,7 +85,11 @@ void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, u
 
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
 {
-  lite_parallel_run(fn, data, num_threads, flags, NULL, NULL);
+  if (lite_prof_on())
+    lite_parallel_run_profiled(__builtin_return_address(0), fn, data, num_threads, flags, NULL,
+                               NULL);
+  else
+    lite_parallel_run(fn, data, num_threads, flags, NULL, NULL);
 }
 
 /* gcc before 4.9 emitted GOMP_parallel_start(fn, data, n); fn(data); GOMP_parallel_end(). */

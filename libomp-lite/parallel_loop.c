@@ -1,6 +1,7 @@
 /* The combined parallel worksharing loops, GOMP_parallel_loop_*: the loop is set up before the
    team starts, so the outlined function only calls GOMP_loop_*_next. */
 #include "loop_common.h"
+#include "profile/profile.h"
 
 struct combined_loop {
   long start, end, incr;
@@ -19,7 +20,7 @@ static void setup_combined(struct lite_ws *ws, void *arg)
    iterations and so need not wake: they would only find the loop empty. A static schedule fixes
    which thread runs which iteration, so it never takes this path. */
 static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
-                         struct combined_loop *loop)
+                         struct combined_loop *loop, const void *site)
 {
   if (loop->req.kind == LITE_SCHED_STATIC || loop->req.monotonic)
     return false;
@@ -28,6 +29,9 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads, u
   if (n < 2 ||
       !lite_site_is_tiny(loop->req.site, n, lite_iter_count_long(loop->start, loop->end, loop->incr)))
     return false;
+  struct lite_prof_region r;
+  if (lite_prof_on())
+    lite_prof_region_begin(&r, site, (const void *)fn);
   struct lite_team team;
   lite_team_enter_serial(thr, &team, n, flags);
   bool first;
@@ -35,20 +39,29 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads, u
   ws->nthreads = n;
   setup_combined(ws, loop);
   lite_ws_ready(ws);
+  if (lite_prof_on())
+    lite_prof_region_forked(&r, thr, false);
   fn(data);
   lite_team_leave_serial(thr);
+  if (lite_prof_on())
+    lite_prof_region_end(&r, NULL, 1, LITE_DEC_INLINE);
   return true;
 }
 
 static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
                 long incr, enum lite_sched kind, bool monotonic, long chunk, unsigned flags,
-                bool blocking)
+                bool blocking, const void *site)
 {
   uint64_t req_chunk = chunk > 0 ? (uint64_t)chunk : 0;
   struct combined_loop loop = {start, end, incr,
                                {kind, monotonic, false, req_chunk, (void *)fn, false}};
   if (blocking) {
-    if (!run_unshared(fn, data, num_threads, flags, &loop))
+    if (run_unshared(fn, data, num_threads, flags, &loop, site))
+      return;
+    if (lite_prof_on())
+      lite_parallel_run_profiled(site, fn, data, num_threads, flags,
+                                 setup_combined, &loop);
+    else
       lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
   } else {
     lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
@@ -57,7 +70,7 @@ static void run(void (*fn)(void *), void *data, unsigned num_threads, long start
 
 static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
                         long end, long incr, bool maybe_nonmonotonic, bool nonmonotonic,
-                        unsigned flags, bool blocking)
+                        unsigned flags, bool blocking, const void *site)
 {
   struct combined_loop loop = {start, end, incr,
                                {LITE_SCHED_DYNAMIC, true, false, 0, (void *)fn, false}};
@@ -65,86 +78,94 @@ static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, lo
   if (nonmonotonic)
     loop.req.monotonic = false;
   if (blocking) {
-    if (!run_unshared(fn, data, num_threads, flags, &loop))
+    if (run_unshared(fn, data, num_threads, flags, &loop, site))
+      return;
+    if (lite_prof_on())
+      lite_parallel_run_profiled(site, fn, data, num_threads, flags,
+                                 setup_combined, &loop);
+    else
       lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
   } else {
     lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
   }
 }
 
+/* The call site, for the profile (the statistics of sched/site.c key combined loops by fn). */
+#define SITE __builtin_return_address(0)
+
 void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, flags, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_dynamic(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                 long end, long incr, long chunk, unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, flags, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_guided(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, flags, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void *), void *data, unsigned num_threads,
                                              long start, long end, long incr, long chunk,
                                              unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, flags, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void *), void *data, unsigned num_threads,
                                             long start, long end, long incr, long chunk,
                                             unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, flags, true);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                 long end, long incr, unsigned flags)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, false, flags, true);
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data,
                                              unsigned num_threads, long start, long end,
                                              long incr, unsigned flags)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, true, flags, true);
+  run_runtime(fn, data, num_threads, start, end, incr, false, true, flags, true, SITE);
 }
 
 void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
                                                    unsigned num_threads, long start, long end,
                                                    long incr, unsigned flags)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, true, false, flags, true);
+  run_runtime(fn, data, num_threads, start, end, incr, true, false, flags, true, SITE);
 }
 
 /* The pre-4.9 forms: the caller runs fn(data) itself, then GOMP_parallel_end. */
 void GOMP_parallel_loop_static_start(void (*fn)(void *), void *data, unsigned num_threads,
                                      long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, 0, false);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, 0, false, SITE);
 }
 
 void GOMP_parallel_loop_dynamic_start(void (*fn)(void *), void *data, unsigned num_threads,
                                       long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, 0, false);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, 0, false, SITE);
 }
 
 void GOMP_parallel_loop_guided_start(void (*fn)(void *), void *data, unsigned num_threads,
                                      long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, 0, false);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, 0, false, SITE);
 }
 
 void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned num_threads,
                                       long start, long end, long incr)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, false, 0, false);
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, 0, false, SITE);
 }

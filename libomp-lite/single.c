@@ -5,8 +5,21 @@
    single late find the ticket already past it. The count and ticket carry on across regions, so
    a fork need not reset the ticket's cache line. */
 #include "internal.h"
+#include "profile/profile.h"
+
+static bool single_start(void);
 
 bool GOMP_single_start(void)
+{
+  if (lite_unlikely(lite_prof_on())) {
+    bool won = single_start();
+    lite_prof_single(__builtin_return_address(0), won);
+    return won;
+  }
+  return single_start();
+}
+
+static inline bool single_start(void)
 {
   struct lite_thread *thr = lite_self();
   struct lite_team *team = thr->team;
@@ -25,7 +38,7 @@ bool GOMP_single_start(void)
    block's copyprivate data to the others, after the winner published it. */
 void *GOMP_single_copy_start(void)
 {
-  if (GOMP_single_start())
+  if (single_start())
     return NULL;
   struct lite_thread *thr = lite_self();
   lite_barrier_wait(thr);

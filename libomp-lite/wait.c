@@ -7,6 +7,7 @@
    the waiter yields on every poll instead, for yield_ns, then parks. The budget is time, not
    iterations: pause costs differ tenfold between processors. */
 #include "internal.h"
+#include "profile/profile.h"
 
 #include <limits.h>
 
@@ -28,6 +29,8 @@ _Atomic int lite_threads_waking;
 void lite_wake_sent(int n)
 {
   atomic_fetch_add_explicit(&lite_threads_waking, n, memory_order_relaxed);
+  if (lite_prof_on())
+    lite_prof_wakes(n);
 }
 
 void lite_wake_arrived(void)
@@ -349,10 +352,14 @@ void lite_park_begin(_Atomic uint32_t *sleepers)
   if (sleepers != NULL)
     atomic_fetch_add(sleepers, 1);
   atomic_fetch_add_explicit(&lite_threads_parked, 1, memory_order_relaxed);
+  if (lite_prof_on())
+    lite_prof_park_begin();
 }
 
 void lite_park_end(_Atomic uint32_t *sleepers)
 {
+  if (lite_prof_on())
+    lite_prof_park_end();
   bool last = atomic_fetch_sub_explicit(&lite_threads_parked, 1, memory_order_relaxed) == 1;
   if (sleepers != NULL)
     atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);

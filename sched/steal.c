@@ -16,6 +16,7 @@
    guided chunk may not be smaller than k unless it holds the last iteration. Blocks, takes and
    steals in whole chunks give both; with the default chunk of 1 nothing changes. */
 #include "sched_internal.h"
+#include "profile/profile.h"
 
 /* gcc's lastprivate code lets the member whose iteration variable ends past the loop's end copy
    out, so the member that runs the loop's final chunk may run no other chunk after it. In a
@@ -110,6 +111,7 @@ static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *m
   mine->hi = hi;
   lite_sched_unlock(&mine->lock);
   atomic_fetch_add_explicit(&ws->stolen, 1, memory_order_relaxed);
+  lite_prof_steal();
   return true;
 }
 

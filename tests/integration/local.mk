@@ -588,3 +588,24 @@ tests_integration_stress_LDFLAGS = $(INTEG_LINK_FLAGS)
 tests_integration_stress_LDADD = $(INTEG_LIBS)
 check_PROGRAMS += tests/integration/stress
 EXTRA_DIST += tests/stress-soak.sh
+
+# profile: OMPLITE_PROFILE's table and OMPLITE_TRACE's timeline on programs of a known shape,
+# checked by profile_check.py (python3). Linked with -rdynamic so that the table names the
+# program's own functions (dladdr sees only exported symbols).
+tests_integration_profile_SOURCES = tests/integration/profile.c tests/integration/lite_check.h
+tests_integration_profile_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_profile_LDFLAGS = $(INTEG_LINK_FLAGS) -rdynamic
+tests_integration_profile_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_profile_SOURCES = tests/integration/profile.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_profile_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_profile_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_profile_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdynamic
+tests_integration_rpath_profile_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_profile_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES += tests/integration/profile tests/integration/rpath/profile
+INTEG_TESTS += tests/integration/profile
+EXTRA_DIST += tests/integration/profile_check.py

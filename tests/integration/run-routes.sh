@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn"
+ALL_TESTS="$ALL_TESTS heap_churn profile"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -768,6 +768,62 @@ t_memcheck() {
     case_ok OMP_NUM_THREADS=16 stress 20
     timeout_s=$saved_timeout
     CASE_WRAP=
+}
+
+# ---- issue 28: OMPLITE_PROFILE and OMPLITE_TRACE ----
+
+# profile_verdict ARGS...: the program run before must have exited 0, then profile_check.py ARGS
+# must find nothing wrong with the files it wrote.
+profile_verdict() {
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! python3 "$(dirname "$0")/profile_check.py" "$@" >> "$CASE_ERR" 2>&1; then
+        case_fail "profile_check.py $1 found problems"
+    else
+        case_pass
+    fi
+}
+
+# tests/integration/profile.c: known shapes; the table's counts, the imbalance order, the
+# trace's lanes, nesting and counts, a fork()ed child's own files, several root threads and a full
+# trace buffer (profile_check.py says what each checks).
+t_profile() {
+    if ! lite_route; then
+        case_skip "profile: libomp-lite's own OMPLITE_PROFILE"
+        return
+    fi
+    if ! command -v python3 > /dev/null; then
+        echo "  SKIP  profile: python3 is not installed"
+        return
+    fi
+    local d=$tmp/profile n child
+    mkdir -p "$d"
+    for n in 2 3; do
+        rm -f "$d"/*
+        case_run OMP_NUM_THREADS=$n OMPLITE_PROFILE="$d/table" OMPLITE_TRACE="$d/trace.json" \
+            profile shape
+        profile_verdict shape "$n" "$d/table" "$d/trace.json" "$LITE_TEST_NPROCS"
+    done
+    rm -f "$d"/*
+    case_run OMP_NUM_THREADS=2 OMPLITE_TRACE="$d/trace.json" OMPLITE_TRACE_EVENTS=64 profile shape
+    profile_verdict full 2 "$d/trace.json"
+    rm -f "$d"/*
+    case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/table" OMPLITE_TRACE="$d/trace.json" profile fork
+    child=$(sed -n 's/^child //p' "$CASE_OUT")
+    profile_verdict fork 2 "$d/table" "$d/trace.json" "${child:-none}"
+    rm -f "$d"/*
+    case_run OMPLITE_PROFILE="$d/table" OMPLITE_TRACE="$d/trace.json" profile roots 3
+    profile_verdict roots 3 "$d/table" "$d/trace.json"
+    # The table on stderr (OMPLITE_PROFILE=1): the header and the region's row are there.
+    case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE=1 profile roots 1
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! grep -q '^libomp-lite profile: ' "$CASE_ERR" ||
+         ! grep -q ' parallel  site_roots+0x' "$CASE_ERR"; then
+        case_fail "no profile table on stderr with a row for site_roots"
+    else
+        case_pass
+    fi
 }
 
 # ---- main ----

@@ -1,0 +1,345 @@
+/* What the runtime's hooks record, while the profile is on: regions, loops, barriers, single,
+   critical, futex sleeps and wake-ups, tasks. Each hook adds to its row (site_table.c) and, when
+   the trace is on, opens or closes an interval on the calling thread's lane (trace.c). */
+#include "profile.h"
+#include "loop_common.h"
+
+static void add(_Atomic uint64_t *counter, uint64_t value)
+{
+  if (value != 0)
+    atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
+}
+
+static void note_threads(struct lite_prof_row *row, unsigned n)
+{
+  unsigned seen = atomic_load_explicit(&row->max_threads, memory_order_relaxed);
+  while (n > seen &&
+         !atomic_compare_exchange_weak_explicit(&row->max_threads, &seen, n,
+                                                memory_order_relaxed, memory_order_relaxed))
+    ;
+  seen = atomic_load_explicit(&row->min_threads, memory_order_relaxed);
+  while ((seen == 0 || n < seen) &&
+         !atomic_compare_exchange_weak_explicit(&row->min_threads, &seen, n,
+                                                memory_order_relaxed, memory_order_relaxed))
+    ;
+}
+
+/* A loop whose end did not come through GOMP_loop_end* (a clang-built dispatch loop ends in
+   kmpc/): its interval closes when the thread's next loop or its region's end comes, so that
+   the lane's intervals still nest. */
+static void close_open_loop(struct lite_prof_thread *p, uint64_t now)
+{
+  if (p->loop == NULL)
+    return;
+  if (lite_prof_tracing())
+    lite_trace_end(LITE_TR_LOOP, now, p->chunks, p->steals);
+  add(&p->loop->chunks, p->chunks);
+  add(&p->loop->steals, p->steals);
+  p->loop = NULL;
+  p->chunks = p->steals = 0;
+}
+
+/* ------------------------------------------------------------------------ parallel regions */
+
+void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const void *fn)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  r->t0 = lite_now_ns();
+  r->t1 = r->t2 = 0;
+  r->row = lite_prof_row(site, LITE_PROF_PARALLEL, fn);
+  r->saved_region = p->region;
+  r->saved_loop = p->loop;
+  r->saved_chunks = p->chunks;
+  r->saved_steals = p->steals;
+  p->region = r->row;
+  p->loop = NULL;
+  p->chunks = p->steals = 0;
+  p->pending_row = r->row;
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_PARALLEL, site, r->t0);
+}
+
+void lite_prof_region_forked(struct lite_prof_region *r, struct lite_thread *thr, bool combined)
+{
+  r->t1 = lite_now_ns();
+  lite_prof_tls.pending_row = NULL;
+  if (combined && thr->ws != NULL)
+    add(&r->row->decisions[lite_prof_ws_decision(thr->ws)], 1);
+}
+
+void lite_prof_region_joining(struct lite_prof_region *r)
+{
+  r->t2 = lite_now_ns();
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_JOIN, NULL, r->t2);
+}
+
+void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, unsigned n,
+                          enum lite_prof_decision inline_decision)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_row *row = r->row;
+  uint64_t t3 = lite_now_ns();
+  close_open_loop(p, t3);
+  uint64_t t1 = r->t1 != 0 ? r->t1 : r->t0;
+  uint64_t t2 = r->t2 != 0 ? r->t2 : t3;
+  uint64_t span = t3 > t1 ? t3 - t1 : 0;
+  /* The members' wait at the join: from the end of each one's share to the end of the join. The
+     leader read the workers' words in the join (acquire): their times are visible. */
+  uint64_t wait = t3 - t2;
+  if (team != NULL && team->pool != NULL)
+    for (unsigned i = 1; i < n; i++) {
+      uint64_t done = team->pool->slots[i]->prof_done_ns;
+      if (done >= t1 && done <= t3)
+        wait += t3 - done;
+    }
+  add(&row->count, 1);
+  add(&row->wall_ns, t3 - r->t0);
+  add(&row->fork_ns, t1 - r->t0);
+  add(&row->member_ns, span * n);
+  add(&row->wait_ns, wait);
+  add(&row->chunks, p->chunks);
+  add(&row->steals, p->steals);
+  if (inline_decision != LITE_DEC_KINDS)
+    add(&row->decisions[inline_decision], 1);
+  note_threads(row, n);
+  lite_prof_note_team(n);
+  if (lite_prof_tracing()) {
+    if (r->t2 != 0)
+      lite_trace_end(LITE_TR_JOIN, t3, 0, 0);
+    lite_trace_end(LITE_TR_PARALLEL, t3, n, p->chunks);
+  }
+  p->region = r->saved_region;
+  p->loop = r->saved_loop;
+  p->chunks = r->saved_chunks;
+  p->steals = r->saved_steals;
+  p->pending_row = NULL;
+}
+
+void lite_prof_member_begin(struct lite_pool *pool)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  p->region = pool->prof_row;
+  p->loop = NULL;
+  p->chunks = p->steals = 0;
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_PARALLEL, p->region != NULL ? p->region->key : NULL, lite_now_ns());
+}
+
+void lite_prof_member_end(struct lite_slot *slot)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  uint64_t now = lite_now_ns();
+  close_open_loop(p, now);
+  if (p->region != NULL) {
+    add(&p->region->chunks, p->chunks);
+    add(&p->region->steals, p->steals);
+  }
+  p->chunks = p->steals = 0;
+  slot->prof_done_ns = now;
+  if (lite_prof_tracing())
+    lite_trace_end(LITE_TR_PARALLEL, now, 0, 0);
+}
+
+/* ----------------------------------------------------------------------------------- loops */
+
+enum lite_prof_decision lite_prof_ws_decision(const struct lite_ws *ws)
+{
+  switch (ws->handout) {
+  case LITE_HANDOUT_STATIC:
+  case LITE_HANDOUT_CYCLIC:
+    return LITE_DEC_STATIC;
+  case LITE_HANDOUT_DYNAMIC:
+    return LITE_DEC_DYNAMIC;
+  case LITE_HANDOUT_GUIDED:
+    return LITE_DEC_GUIDED;
+  case LITE_HANDOUT_WHOLE:
+    return LITE_DEC_WHOLE;
+  case LITE_HANDOUT_OWN:
+  default:
+    return ws->steal ? LITE_DEC_STEAL : LITE_DEC_OWN;
+  }
+}
+
+void lite_prof_loop_begin(const void *site, int sched, bool first, enum lite_prof_decision dec,
+                          unsigned nthreads)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_LOOP, NULL);
+  uint64_t now = lite_now_ns();
+  close_open_loop(p, now);
+  p->loop = row;
+  p->loop_start_ns = now;
+  p->chunks = p->steals = 0;
+  if (first) {
+    add(&row->count, 1);
+    add(&row->decisions[dec], 1);
+    unsigned bit = 1u << (sched & 15);
+    if (!(atomic_load_explicit(&row->sched_mask, memory_order_relaxed) & bit))
+      atomic_fetch_or_explicit(&row->sched_mask, bit, memory_order_relaxed);
+    note_threads(row, nthreads);
+  }
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_LOOP, site, p->loop_start_ns);
+}
+
+bool lite_prof_loop_end(struct lite_thread *thr, int barrier)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  unsigned n = lite_loop_team_size(thr);
+  uint64_t finished = lite_now_ns();
+  bool cancelled = false;
+  lite_loop_finish(thr, barrier == 1);
+  if (barrier != 0 && lite_prof_tracing())
+    lite_trace_begin(LITE_TR_BARRIER, NULL, finished);
+  if (barrier == 1)
+    lite_barrier_wait(thr);
+  else if (barrier == 2)
+    cancelled = lite_barrier_wait_cancel(thr);
+  uint64_t out = barrier != 0 ? lite_now_ns() : finished;
+  struct lite_prof_row *row = p->loop != NULL ? p->loop : p->region;
+  if (row != NULL) {
+    add(&row->chunks, p->chunks);
+    add(&row->steals, p->steals);
+  }
+  if (p->loop != NULL) {
+    uint64_t span = out > p->loop_start_ns ? out - p->loop_start_ns : 0;
+    add(&row->member_ns, span);
+    add(&row->wall_ns, span / (n > 0 ? n : 1));
+    add(&row->wait_ns, out - finished);
+  }
+  if (lite_prof_tracing()) {
+    if (barrier != 0)
+      lite_trace_end(LITE_TR_BARRIER, out, 0, 0);
+    if (p->loop != NULL)
+      lite_trace_end(LITE_TR_LOOP, out, p->chunks, p->steals);
+  }
+  p->loop = NULL;
+  p->chunks = p->steals = 0;
+  return cancelled;
+}
+
+/* ------------------------------------------------------------ barrier, single, critical */
+
+void lite_prof_barrier(struct lite_thread *thr, const void *site)
+{
+  uint64_t start = lite_now_ns();
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_BARRIER, site, start);
+  lite_barrier_wait(thr);
+  uint64_t end = lite_now_ns();
+  struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_BARRIER, NULL);
+  if (thr->id == 0) /* once per team */
+    add(&row->count, 1);
+  add(&row->wait_ns, end - start);
+  add(&row->member_ns, end - start);
+  note_threads(row, thr->team != NULL ? thr->team->nthreads : 1);
+  if (lite_prof_tracing())
+    lite_trace_end(LITE_TR_BARRIER, end, 0, 0);
+}
+
+void lite_prof_single(const void *site, bool won)
+{
+  if (won)
+    add(&lite_prof_row(site, LITE_PROF_SINGLE, NULL)->count, 1);
+}
+
+void lite_prof_critical(_Atomic uint32_t *mutex, const void *site)
+{
+  uint64_t start = lite_now_ns();
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_CRITICAL, site, start);
+  lite_mutex_lock(mutex);
+  uint64_t end = lite_now_ns();
+  struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_CRITICAL, NULL);
+  add(&row->count, 1);
+  add(&row->wait_ns, end - start);
+  add(&row->member_ns, end - start);
+  if (lite_prof_tracing())
+    lite_trace_end(LITE_TR_CRITICAL, end, 0, 0);
+}
+
+/* ------------------------------------------------------------------- sleeps and wake-ups */
+
+/* A sleep counts in the row of what the thread is in: its loop, else its region (a worker
+   between regions: the region it ran last, whose end it waits after). */
+static struct lite_prof_row *current_row(void)
+{
+  struct lite_prof_thread *p = &lite_prof_tls;
+  return p->loop != NULL ? p->loop : p->region;
+}
+
+void lite_prof_park_begin(void)
+{
+  uint64_t now = lite_now_ns();
+  lite_prof_tls.park_start_ns = now;
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_PARKED, NULL, now);
+}
+
+void lite_prof_park_end(void)
+{
+  uint64_t now = lite_now_ns(), start = lite_prof_tls.park_start_ns;
+  struct lite_prof_row *row = current_row();
+  if (row != NULL && start != 0) {
+    add(&row->parks, 1);
+    add(&row->park_ns, now > start ? now - start : 0);
+  }
+  lite_prof_tls.park_start_ns = 0;
+  if (lite_prof_tracing())
+    lite_trace_end(LITE_TR_PARKED, now, 0, 0);
+}
+
+void lite_prof_wakes(int n)
+{
+  struct lite_prof_row *row = current_row();
+  if (row != NULL && n > 0)
+    add(&row->wakes, (uint64_t)n);
+}
+
+/* ----------------------------------------------------------------------------------- tasks */
+
+void lite_prof_task_created_slow(const void *site)
+{
+  add(&lite_prof_row(site, LITE_PROF_TASK, NULL)->count, 1);
+}
+
+uint64_t lite_prof_task_start_slow(const void *site)
+{
+  uint64_t now = lite_now_ns();
+  if (lite_prof_tracing())
+    lite_trace_begin(LITE_TR_TASK, site, now);
+  return now;
+}
+
+void lite_prof_task_ran_slow(const void *site, bool other_thread, uint64_t start_ns)
+{
+  uint64_t now = lite_now_ns();
+  struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_TASK, NULL);
+  add(&row->member_ns, now > start_ns ? now - start_ns : 0);
+  add(&row->wall_ns, now > start_ns ? now - start_ns : 0);
+  if (other_thread)
+    add(&row->tasks_other, 1);
+  if (lite_prof_tracing())
+    lite_trace_end(LITE_TR_TASK, now, other_thread, 0);
+}
+
+uint64_t lite_prof_wait_begin_slow(enum lite_prof_kind kind)
+{
+  uint64_t now = lite_now_ns();
+  if (lite_prof_tracing())
+    lite_trace_begin(kind == LITE_PROF_TASKWAIT ? LITE_TR_TASKWAIT : LITE_TR_TASKGROUP, NULL,
+                     now);
+  return now;
+}
+
+void lite_prof_wait_end_slow(const void *site, enum lite_prof_kind kind, uint64_t start_ns)
+{
+  uint64_t now = lite_now_ns();
+  struct lite_prof_row *row = lite_prof_row(site, kind, NULL);
+  add(&row->count, 1);
+  add(&row->wait_ns, now > start_ns ? now - start_ns : 0);
+  add(&row->member_ns, now > start_ns ? now - start_ns : 0);
+  if (lite_prof_tracing())
+    lite_trace_end(kind == LITE_PROF_TASKWAIT ? LITE_TR_TASKWAIT : LITE_TR_TASKGROUP, now, 0, 0);
+}

@@ -1,0 +1,9 @@
+# profile: OMPLITE_PROFILE's per-call-site table and OMPLITE_TRACE's timeline (Chrome's Trace
+# Event Format). The hooks in the construct files call in only while one of them is on.
+libomp_lite_internal_la_SOURCES += \
+	profile/profile.h \
+	profile/site_table.c \
+	profile/hooks.c \
+	profile/report.c \
+	profile/trace.c
+EXTRA_DIST += tools/omplite-profile-lines

@@ -1,0 +1,274 @@
+/* OMPLITE_PROFILE's table, at exit: one row per call site, sorted by total time.
+
+   Sites are named "function+0xoffset (object)" through dladdr, which needs no debug information
+   and no library the user may lack; tools/omplite-profile-lines turns the names into file:line
+   with addr2line where the object has debug information. A site inside libomp-lite itself (a
+   clang-built region comes through kmpc/'s __kmpc_fork_call) is named by its outlined function
+   instead. */
+#include "profile.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *lite_prof_path;
+const char *lite_trace_path;
+static bool in_child; /* a fork() child: the files get a .PID suffix */
+
+const char *lite_prof_file_name(const char *path, char *buf, size_t len)
+{
+  if (!in_child)
+    return path;
+  snprintf(buf, len, "%s.%d", path, (int)getpid());
+  return buf;
+}
+
+
+void lite_prof_name(const void *addr, char *buf, size_t len)
+{
+  Dl_info info;
+  if (addr == NULL) {
+    snprintf(buf, len, "(unknown)");
+    return;
+  }
+  if (dladdr(addr, &info) == 0 || info.dli_fname == NULL) {
+    snprintf(buf, len, "%p", addr);
+    return;
+  }
+  const char *object = strrchr(info.dli_fname, '/');
+  object = object != NULL ? object + 1 : info.dli_fname;
+  if (*object == 0)
+    object = "main program";
+  if (info.dli_sname != NULL && info.dli_saddr != NULL)
+    snprintf(buf, len, "%s+0x%tx (%s)", info.dli_sname,
+             (const char *)addr - (const char *)info.dli_saddr, object);
+  else /* a static function in a stripped object: the offset in the object */
+    snprintf(buf, len, "0x%tx (%s)", (const char *)addr - (const char *)info.dli_fbase, object);
+}
+
+/* Whether addr is in libomp-lite itself. */
+static bool in_runtime(const void *addr)
+{
+  Dl_info self, other;
+  return addr != NULL && dladdr((const void *)lite_prof_name, &self) != 0 &&
+         dladdr(addr, &other) != 0 && self.dli_fbase == other.dli_fbase;
+}
+
+static const char *const kind_names[LITE_PROF_KINDS] = {
+    "parallel", "loop", "barrier", "single", "critical", "task", "taskwait", "taskgroup"};
+static const char *const decision_names[LITE_DEC_KINDS] = {
+    "static", "dynamic", "guided", "own", "steal", "split", "whole", "tiny", "inline"};
+
+/* The time a row is sorted by: regions and loops their wall time, the rest the time the members
+   spent in them (waiting, or running tasks). */
+static uint64_t total_ns(const struct lite_prof_row *row)
+{
+  switch (row->kind) {
+  case LITE_PROF_PARALLEL:
+  case LITE_PROF_LOOP:
+    return atomic_load_explicit(&row->wall_ns, memory_order_relaxed);
+  default:
+    return atomic_load_explicit(&row->member_ns, memory_order_relaxed);
+  }
+}
+
+struct row_list {
+  struct lite_prof_row **rows;
+  unsigned n, cap;
+};
+
+static void collect(struct lite_prof_row *row, void *arg)
+{
+  struct row_list *list = arg;
+  if (list->n == list->cap) {
+    unsigned cap = list->cap ? 2 * list->cap : 64;
+    struct lite_prof_row **rows = realloc(list->rows, cap * sizeof *rows);
+    if (rows == NULL)
+      return;
+    list->rows = rows;
+    list->cap = cap;
+  }
+  list->rows[list->n++] = row;
+}
+
+static int by_total(const void *a, const void *b)
+{
+  uint64_t x = total_ns(*(struct lite_prof_row *const *)a);
+  uint64_t y = total_ns(*(struct lite_prof_row *const *)b);
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* "dynamic", "nm:guided", ... for the schedules a loop's site was seen with. */
+static void sched_text(unsigned mask, char *buf, size_t len)
+{
+  static const char *const kinds[] = {"runtime", "static", "dynamic", "guided", "auto"};
+  buf[0] = 0;
+  size_t at = 0;
+  for (unsigned bit = 0; bit < 16 && at < len; bit++) {
+    if (!(mask & (1u << bit)) || (bit & 7) > 4)
+      continue;
+    at += (size_t)snprintf(buf + at, len - at, "%s%s%s", at ? "," : "", bit & 8 ? "nm:" : "",
+                           kinds[bit & 7]);
+  }
+  if (at == 0)
+    snprintf(buf, len, "-");
+}
+
+/* The decisions taken, most frequent first, with their share of the runs: "steal:80%,own:20%"
+   (one word, so that the table splits on blanks). */
+static void decision_text(const struct lite_prof_row *row, char *buf, size_t len)
+{
+  uint64_t total = 0, counts[LITE_DEC_KINDS];
+  for (unsigned d = 0; d < LITE_DEC_KINDS; d++)
+    total += counts[d] = atomic_load_explicit(&row->decisions[d], memory_order_relaxed);
+  size_t at = 0;
+  buf[0] = 0;
+  for (unsigned k = 0; k < 3 && total != 0; k++) {
+    unsigned best = 0;
+    for (unsigned d = 1; d < LITE_DEC_KINDS; d++)
+      if (counts[d] > counts[best])
+        best = d;
+    if (counts[best] == 0 || at >= len)
+      break;
+    at += (size_t)snprintf(buf + at, len - at, "%s%s:%" PRIu64 "%%", at ? "," : "",
+                           decision_names[best], (counts[best] * 100 + total / 2) / total);
+    counts[best] = 0;
+  }
+  if (at == 0)
+    snprintf(buf, len, "-");
+}
+
+static void print_header(FILE *f, unsigned nrows)
+{
+  uint64_t sizes = atomic_load_explicit(&lite_prof_team_sizes, memory_order_relaxed);
+  char teams[256] = "";
+  size_t at = 0;
+  for (unsigned n = 1; n < 64 && at < sizeof teams; n++)
+    if (sizes & (UINT64_C(1) << n))
+      at += (size_t)snprintf(teams + at, sizeof teams - at, "%s%u", at ? "," : "", n);
+  if ((sizes & 1) && at < sizeof teams)
+    snprintf(teams + at, sizeof teams - at, "%s64+", at ? "," : "");
+  const char *policy = lite_env.wait_policy == LITE_WAIT_ACTIVE    ? "active"
+                       : lite_env.wait_policy == LITE_WAIT_PASSIVE ? "passive"
+                                                                   : "default";
+  char binding[64];
+  if (lite_binding.on)
+    snprintf(binding, sizeof binding, "on, %u places", lite_binding.places.n);
+  else
+    snprintf(binding, sizeof binding, "off");
+  fprintf(f,
+          "libomp-lite profile: pid %d, %u sites; team sizes %s; %u CPUs; wait policy %s "
+          "(spin %" PRIu64 " us, then park); binding %s\n",
+          (int)getpid(), nrows, at ? teams : "-", lite_env.ncpus, policy,
+          lite_env.spin_ns / 1000, binding);
+  fprintf(f, "%10s %9s %10s %5s %6s %8s %-12s %9s %7s %-24s %7s %7s %-9s %s\n", "total-ms",
+          "count", "mean-us", "thr", "wait%", "fork-us", "schedule", "chunks/r", "steals",
+          "decision", "parks", "wakes", "kind", "site");
+}
+
+static void print_row(FILE *f, const struct lite_prof_row *row)
+{
+  uint64_t count = atomic_load_explicit(&row->count, memory_order_relaxed);
+  uint64_t total = total_ns(row);
+  uint64_t member = atomic_load_explicit(&row->member_ns, memory_order_relaxed);
+  uint64_t wait = atomic_load_explicit(&row->wait_ns, memory_order_relaxed);
+  uint64_t fork = atomic_load_explicit(&row->fork_ns, memory_order_relaxed);
+  uint64_t chunks = atomic_load_explicit(&row->chunks, memory_order_relaxed);
+  unsigned lo = atomic_load_explicit(&row->min_threads, memory_order_relaxed);
+  unsigned hi = atomic_load_explicit(&row->max_threads, memory_order_relaxed);
+  char thr[16], waitp[16], forkus[16], sched[32], perrun[24], dec[64], site[200];
+  if (hi == 0)
+    snprintf(thr, sizeof thr, "-");
+  else if (lo == hi)
+    snprintf(thr, sizeof thr, "%u", hi);
+  else
+    snprintf(thr, sizeof thr, "%u-%u", lo, hi);
+  bool construct = row->kind == LITE_PROF_PARALLEL || row->kind == LITE_PROF_LOOP;
+  if (construct && member != 0)
+    snprintf(waitp, sizeof waitp, "%.1f", 100.0 * (double)wait / (double)member);
+  else
+    snprintf(waitp, sizeof waitp, "-");
+  if (row->kind == LITE_PROF_PARALLEL && count != 0)
+    snprintf(forkus, sizeof forkus, "%.2f", (double)fork / 1000.0 / (double)count);
+  else
+    snprintf(forkus, sizeof forkus, "-");
+  if (row->kind == LITE_PROF_LOOP)
+    sched_text(atomic_load_explicit(&row->sched_mask, memory_order_relaxed), sched, sizeof sched);
+  else
+    snprintf(sched, sizeof sched, "-");
+  if (chunks != 0 && count != 0)
+    snprintf(perrun, sizeof perrun, "%.1f", (double)chunks / (double)count);
+  else
+    snprintf(perrun, sizeof perrun, "-");
+  decision_text(row, dec, sizeof dec);
+  const void *name_addr = row->key;
+  if (row->fn != NULL && (row->key == NULL || in_runtime(row->key)))
+    name_addr = row->fn;
+  if (row->key == NULL && row->fn == NULL)
+    snprintf(site, sizeof site, "(other sites: the table is full)");
+  else
+    lite_prof_name(name_addr, site, sizeof site);
+  const char *kind = kind_names[row->kind < LITE_PROF_KINDS ? row->kind : 0];
+  char kindbuf[24];
+  if (row->kind == LITE_PROF_TASK) {
+    /* Tasks: count is tasks created; the share run by another thread goes in wait%'s place. */
+    uint64_t other = atomic_load_explicit(&row->tasks_other, memory_order_relaxed);
+    snprintf(waitp, sizeof waitp, "%.0f", count ? 100.0 * (double)other / (double)count : 0.0);
+    snprintf(kindbuf, sizeof kindbuf, "task");
+    kind = kindbuf;
+  }
+  fprintf(f, "%10.3f %9" PRIu64 " %10.2f %5s %6s %8s %-12s %9s %7" PRIu64 " %-24s %7" PRIu64
+             " %7" PRIu64 " %-9s %s\n",
+          (double)total / 1e6, count, count ? (double)total / 1e3 / (double)count : 0.0, thr,
+          waitp, forkus, sched, perrun, atomic_load_explicit(&row->steals, memory_order_relaxed),
+          dec, atomic_load_explicit(&row->parks, memory_order_relaxed),
+          atomic_load_explicit(&row->wakes, memory_order_relaxed), kind, site);
+}
+
+void lite_prof_report(void)
+{
+  if (!(lite_env.profile & LITE_PROF_TABLE))
+    return;
+  struct row_list list = {NULL, 0, 0};
+  lite_prof_each_row(collect, &list);
+  qsort(list.rows, list.n, sizeof *list.rows, by_total);
+  FILE *f = stderr;
+  char path[4096];
+  if (lite_prof_path != NULL) {
+    const char *name = lite_prof_file_name(lite_prof_path, path, sizeof path);
+    f = fopen(name, "w");
+    if (f == NULL) {
+      lite_warn("OMPLITE_PROFILE: cannot write '%s'; the profile goes to stderr", name);
+      f = stderr;
+    }
+  }
+  print_header(f, list.n);
+  for (unsigned i = 0; i < list.n; i++)
+    print_row(f, list.rows[i]);
+  fprintf(f, "(wait%%: the members' wait at the construct's barrier or join, as a share of their "
+             "time in it; for tasks, the share run by another thread. Times are wall clock.)\n");
+  if (f != stderr)
+    fclose(f);
+  else
+    fflush(f);
+  free(list.rows);
+}
+
+void lite_prof_finish(void)
+{
+  static _Atomic bool done;
+  if (lite_env.profile == 0 || atomic_exchange(&done, true))
+    return;
+  lite_prof_report();
+  if (lite_env.profile & LITE_PROF_TRACE)
+    lite_trace_write();
+}
+
+void lite_prof_fork_child(void)
+{
+  in_child = true;
+  lite_prof_after_fork();
+}

@@ -1,0 +1,196 @@
+/* OMPLITE_PROFILE and OMPLITE_TRACE: programs of a known shape, whose profile table and trace
+   tests/integration/profile_check.py then checks (run-routes.sh t_profile runs both).
+
+   usage: profile shape          REGIONS regions at site_regions; one region at site_loops with
+                                 LOOPS uneven and LOOPS even loops, BARRIERS barriers, SINGLES
+                                 single constructs, and CRITICALS critical sections per member
+          profile fork           CHILD_REGIONS regions in a fork()ed child (its own files), after
+                                 REGIONS in the parent; prints "child PID"
+          profile roots R        R pthreads, each ROOT_REGIONS regions at site_roots
+   The counts are fixed below; profile_check.py knows them. Each site is a function of its own,
+   exported (the test is linked with -rdynamic) so that the table names it. */
+#include "lite_check.h"
+#include <omp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define REGIONS 50
+#define LOOPS 40
+#define BARRIERS 7
+#define SINGLES 5
+#define CRITICALS 3
+#define CHILD_REGIONS 9
+#define ROOT_REGIONS 20
+#define ITERS 64
+
+static volatile double sink;
+
+/* About n units of work. */
+static void work(long n)
+{
+    double x = 0;
+    for (long i = 0; i < n * 200; i++)
+        x += (double)i * 1e-9;
+    sink += x;
+}
+
+__attribute__((noinline)) void site_regions(int *count)
+{
+    for (int r = 0; r < REGIONS; r++) {
+#pragma omp parallel
+        {
+#pragma omp atomic
+            (*count)++;
+        }
+    }
+}
+
+/* One chunk per member (chunk: the loop over the team); the first chunk holds all the work, so
+   one member works and the others wait at the loop's barrier. */
+__attribute__((noinline)) void site_uneven(long *sum, int chunk)
+{
+#pragma omp for schedule(monotonic : dynamic, chunk) reduction(+ : sum[0])
+    for (int i = 0; i < ITERS; i++) {
+        work(i < chunk ? 300 : 0);
+        sum[0] += i;
+    }
+}
+
+/* Every iteration the same. */
+__attribute__((noinline)) void site_even(long *sum, int chunk)
+{
+#pragma omp for schedule(monotonic : dynamic, chunk) reduction(+ : sum[0])
+    for (int i = 0; i < ITERS; i++) {
+        work(100);
+        sum[0] += i;
+    }
+}
+
+/* (The empty asm keeps gcc from making GOMP_barrier a tail call: the call site must be here.) */
+__attribute__((noinline)) void site_barrier(void)
+{
+#pragma omp barrier
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void site_single(int *runs)
+{
+#pragma omp single nowait
+    (*runs)++;
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void site_critical(int *count)
+{
+#pragma omp critical
+    (*count)++;
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void site_loops(long *sum, int *single_runs, int *critical_count)
+{
+#pragma omp parallel
+    {
+        int chunk = (ITERS + omp_get_num_threads() - 1) / omp_get_num_threads();
+        for (int l = 0; l < LOOPS; l++) {
+            site_uneven(sum, chunk);
+            site_even(sum, chunk);
+        }
+        for (int b = 0; b < BARRIERS; b++)
+            site_barrier();
+        for (int s = 0; s < SINGLES; s++)
+            site_single(single_runs);
+        for (int c = 0; c < CRITICALS; c++)
+            site_critical(critical_count);
+    }
+}
+
+static void shape(void)
+{
+    int count = 0, single_runs = 0, critical_count = 0;
+    long sum = 0;
+    int n = omp_get_max_threads();
+    site_regions(&count);
+    LITE_EXPECT(count == REGIONS * n, "regions: %d member runs, expected %d", count, REGIONS * n);
+    site_loops(&sum, &single_runs, &critical_count);
+    LITE_EXPECT(sum == 2L * LOOPS * (ITERS * (ITERS - 1) / 2), "loops: sum %ld", sum);
+    LITE_EXPECT(single_runs == SINGLES, "single ran %d times", single_runs);
+    LITE_EXPECT(critical_count == CRITICALS * n, "critical: %d", critical_count);
+}
+
+__attribute__((noinline)) void site_child(int *count)
+{
+    for (int r = 0; r < CHILD_REGIONS; r++) {
+#pragma omp parallel
+        {
+#pragma omp atomic
+            (*count)++;
+        }
+    }
+}
+
+static void forked(void)
+{
+    int count = 0;
+    site_regions(&count);
+    fflush(stdout);
+    pid_t pid = fork();
+    LITE_EXPECT(pid >= 0, "fork failed");
+    if (pid == 0) {
+        int c = 0;
+        site_child(&c);
+        exit(c == CHILD_REGIONS * omp_get_max_threads() ? 0 : 3);
+    }
+    int status;
+    LITE_EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                "the child failed (status %d)", status);
+    printf("child %d\n", (int)pid);
+}
+
+__attribute__((noinline)) void site_roots(int *count)
+{
+    for (int r = 0; r < ROOT_REGIONS; r++) {
+#pragma omp parallel num_threads(2)
+        {
+#pragma omp atomic
+            (*count)++;
+        }
+    }
+}
+
+static void *root_main(void *arg)
+{
+    site_roots(arg);
+    return NULL;
+}
+
+static void roots(int nroots)
+{
+    pthread_t threads[16];
+    int counts[16] = {0};
+    for (int i = 0; i < nroots; i++)
+        LITE_EXPECT(pthread_create(&threads[i], NULL, root_main, &counts[i]) == 0,
+                    "pthread_create");
+    for (int i = 0; i < nroots; i++) {
+        pthread_join(threads[i], NULL);
+        LITE_EXPECT(counts[i] == 2 * ROOT_REGIONS, "root %d: %d member runs", i, counts[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    lite_check_runtime("profile", (const void *)omp_get_max_threads);
+    const char *mode = argc > 1 ? argv[1] : "shape";
+    if (strcmp(mode, "shape") == 0)
+        shape();
+    else if (strcmp(mode, "fork") == 0)
+        forked();
+    else if (strcmp(mode, "roots") == 0)
+        roots(argc > 2 ? atoi(argv[2]) : 3);
+    else
+        lite_fail("unknown mode %s", mode);
+    return 0;
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Checks what tests/integration/profile.c's runs left: OMPLITE_PROFILE's table and OMPLITE_TRACE's
+JSON (run-routes.sh t_profile calls it). Exits 1 with the reasons when a check fails.
+
+usage: profile_check.py shape N TABLE TRACE [CPUS]  the shape at N threads (on CPUS CPUs: the
+                                                    imbalance order is checked where N <= CPUS)
+       profile_check.py full N TRACE                the same with a tiny trace buffer
+       profile_check.py fork N TABLE TRACE CHILDPID the parent's and the child's files
+       profile_check.py roots R TABLE TRACE         R root threads
+The counts are profile.c's."""
+import json
+import sys
+
+REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS = 50, 40, 7, 5, 3
+CHILD_REGIONS, ROOT_REGIONS = 9, 20
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+
+
+def read_table(path):
+    """The table's rows as dicts: the first 13 columns, then the site (the rest of the line)."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if not lines or not lines[0].startswith("libomp-lite profile: "):
+        fail("%s: no 'libomp-lite profile:' header line" % path)
+        return [], ""
+    names = lines[1].split()
+    rows = []
+    for line in lines[2:]:
+        if line.startswith("("):
+            continue
+        parts = line.split(None, 13)
+        if len(parts) < 14:
+            fail("%s: a short row: %r" % (path, line))
+            continue
+        row = dict(zip(names[:13], parts[:13]))
+        row["site"] = parts[13]
+        rows.append(row)
+    totals = [float(r["total-ms"]) for r in rows]
+    if totals != sorted(totals, reverse=True):
+        fail("%s: the rows are not sorted by total time" % path)
+    return rows, lines[0]
+
+
+def find(rows, kind, function, path):
+    got = [r for r in rows if r["kind"] == kind and r["site"].startswith(function + "+")]
+    if len(got) != 1:
+        fail("%s: %d %s rows for %s, expected 1" % (path, len(got), kind, function))
+        return None
+    return got[0]
+
+
+def expect_count(rows, kind, function, count, path):
+    row = find(rows, kind, function, path)
+    if row is not None and int(row["count"]) != count:
+        fail("%s: %s %s: count %s, expected %d" % (path, kind, function, row["count"], count))
+    return row
+
+
+def read_trace(path):
+    """The events per lane (tid), after checking that B/E nest on every lane."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s: not JSON: %s" % (path, e))
+        return {}, {}, {}
+    lanes, names = {}, {}
+    for ev in doc.get("traceEvents", []):
+        if ev.get("ph") == "M":
+            if ev.get("name") == "thread_name":
+                names[ev["tid"]] = ev["args"]["name"]
+            continue
+        lanes.setdefault(ev["tid"], []).append(ev)
+    for tid, evs in lanes.items():
+        stack, last = [], -1.0
+        for ev in evs:
+            if ev["ts"] < last:
+                fail("%s: lane %s: time goes back at %s" % (path, tid, ev))
+            last = ev["ts"]
+            if ev["ph"] == "B":
+                stack.append(ev["name"])
+            elif ev["ph"] == "E":
+                if not stack or stack[-1] != ev["name"]:
+                    fail("%s: lane %s: E %s does not close %s" % (path, tid, ev["name"],
+                                                                 stack[-1:] or "anything"))
+                    break
+                stack.pop()
+        if stack:
+            fail("%s: lane %s: intervals left open: %s" % (path, tid, stack))
+        if tid not in names:
+            fail("%s: lane %s has no thread_name" % (path, tid))
+    return lanes, names, doc.get("otherData", {})
+
+
+def begins(evs, name):
+    return sum(1 for ev in evs if ev["ph"] == "B" and ev["name"] == name)
+
+
+def check_shape(n, table, trace, cpus):
+    rows, header = read_table(table)
+    if "team sizes %d" % n not in header and "team sizes 1,%d" % n not in header:
+        fail("%s: the header does not give team size %d: %s" % (table, n, header))
+    expect_count(rows, "parallel", "site_regions", REGIONS, table)
+    expect_count(rows, "parallel", "site_loops", 1, table)
+    uneven = expect_count(rows, "loop", "site_uneven", LOOPS, table)
+    even = expect_count(rows, "loop", "site_even", LOOPS, table)
+    expect_count(rows, "barrier", "site_barrier", BARRIERS, table)
+    expect_count(rows, "single", "site_single", SINGLES, table)
+    expect_count(rows, "critical", "site_critical", CRITICALS * n, table)
+    if uneven and even:
+        # With more members than CPUs a balanced loop waits too, for members without a CPU.
+        if n <= cpus and float(uneven["wait%"]) <= float(even["wait%"]):
+            fail("%s: the uneven loop's wait%% (%s) is not above the even one's (%s)"
+                 % (table, uneven["wait%"], even["wait%"]))
+        for row in (uneven, even):
+            if float(row["chunks/r"]) != n:
+                fail("%s: %s: %s chunks a run, expected %d" % (table, row["site"],
+                                                               row["chunks/r"], n))
+    if trace:
+        lanes, _, other = read_trace(trace)
+        members = [t for t, evs in lanes.items() if begins(evs, "parallel") > 0]
+        if len(members) != n:
+            fail("%s: %d lanes with regions, expected %d" % (trace, len(members), n))
+        for t in members:
+            if begins(lanes[t], "parallel") != REGIONS + 1:
+                fail("%s: lane %s: %d regions, expected %d" % (trace, t,
+                     begins(lanes[t], "parallel"), REGIONS + 1))
+            if begins(lanes[t], "loop") != 2 * LOOPS:
+                fail("%s: lane %s: %d loops, expected %d" % (trace, t, begins(lanes[t], "loop"),
+                                                             2 * LOOPS))
+            if begins(lanes[t], "barrier") < BARRIERS + 2 * LOOPS:
+                fail("%s: lane %s: %d barriers, expected at least %d"
+                     % (trace, t, begins(lanes[t], "barrier"), BARRIERS + 2 * LOOPS))
+        if other.get("dropped_events") != 0:
+            fail("%s: %s events dropped" % (trace, other.get("dropped_events")))
+
+
+def check_full(n, trace):
+    lanes, _, other = read_trace(trace)
+    if not other.get("dropped_events"):
+        fail("%s: a full buffer, yet no dropped events reported" % trace)
+    if other.get("events_per_thread") != 64:
+        fail("%s: events_per_thread %s, expected 64" % (trace, other.get("events_per_thread")))
+    dropped_marks = sum(1 for evs in lanes.values() for ev in evs if ev["ph"] == "i")
+    if dropped_marks == 0:
+        fail("%s: no lane marks its dropped events" % trace)
+    for tid, evs in lanes.items():
+        kept = sum(1 for ev in evs if ev["ph"] in "BE" and not ev.get("args", {}).get("open_at_exit"))
+        if kept > 64:
+            fail("%s: lane %s kept %d events, more than its buffer of 64" % (trace, tid, kept))
+    if len(lanes) < n:
+        fail("%s: %d lanes, expected %d" % (trace, len(lanes), n))
+
+
+def check_fork(n, table, trace, child):
+    rows, _ = read_table(table)
+    expect_count(rows, "parallel", "site_regions", REGIONS, table)
+    if any(r["site"].startswith("site_child+") for r in rows):
+        fail("%s: the parent's table has the child's regions" % table)
+    ctable, ctrace = "%s.%s" % (table, child), "%s.%s" % (trace, child)
+    crows, _ = read_table(ctable)
+    expect_count(crows, "parallel", "site_child", CHILD_REGIONS, ctable)
+    if any(r["site"].startswith("site_regions+") for r in crows):
+        fail("%s: the child's table has the parent's regions" % ctable)
+    lanes, _, _ = read_trace(trace)
+    if sum(begins(evs, "parallel") for evs in lanes.values()) != REGIONS * n:
+        fail("%s: the parent's trace does not hold %d member regions" % (trace, REGIONS * n))
+    clanes, _, _ = read_trace(ctrace)
+    main = clanes.get(int(child), [])
+    if begins(main, "parallel") != CHILD_REGIONS:
+        fail("%s: the child's lane %s has %d regions, expected %d"
+             % (ctrace, child, begins(main, "parallel"), CHILD_REGIONS))
+
+
+def check_roots(nroots, table, trace):
+    rows, _ = read_table(table)
+    row = expect_count(rows, "parallel", "site_roots", nroots * ROOT_REGIONS, table)
+    if row is not None and row["thr"] != "2":
+        fail("%s: site_roots: teams of %s, expected 2" % (table, row["thr"]))
+    lanes, names, _ = read_trace(trace)
+    roots = [t for t, evs in lanes.items()
+             if not names.get(t, "").startswith("worker") and begins(evs, "parallel") > 0]
+    if len(roots) != nroots:
+        fail("%s: %d root lanes with regions, expected %d" % (trace, len(roots), nroots))
+    for t in roots:
+        if begins(lanes[t], "parallel") != ROOT_REGIONS:
+            fail("%s: root lane %s: %d regions, expected %d"
+                 % (trace, t, begins(lanes[t], "parallel"), ROOT_REGIONS))
+    workers = [t for t in lanes if names.get(t, "").startswith("worker")]
+    if len(workers) < nroots:
+        fail("%s: %d worker lanes, expected at least %d" % (trace, len(workers), nroots))
+
+
+def main(argv):
+    mode = argv[1]
+    if mode == "shape":
+        check_shape(int(argv[2]), argv[3], argv[4], int(argv[5]) if len(argv) > 5 else 1 << 20)
+    elif mode == "full":
+        check_full(int(argv[2]), argv[3])
+    elif mode == "fork":
+        check_fork(int(argv[2]), argv[3], argv[4], argv[5])
+    elif mode == "roots":
+        check_roots(int(argv[2]), argv[3], argv[4])
+    else:
+        fail("unknown mode %s" % mode)
+    for p in problems:
+        print("profile_check: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
