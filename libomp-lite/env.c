@@ -489,6 +489,8 @@ static void read_profile(struct env_reader *r)
 {
   struct lite_env *env = r->env;
   env->profile = 0;
+  free((char *)lite_prof_path);
+  free((char *)lite_trace_path);
   lite_prof_path = lite_trace_path = NULL;
   const char *v = r->get("OMPLITE_PROFILE");
   bool b;

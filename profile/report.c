@@ -133,8 +133,13 @@ static void decision_text(const struct lite_prof_row *row, char *buf, size_t len
         best = d;
     if (counts[best] == 0 || at >= len)
       break;
-    at += (size_t)snprintf(buf + at, len - at, "%s%s:%" PRIu64 "%%", at ? "," : "",
-                           decision_names[best], (counts[best] * 100 + total / 2) / total);
+    uint64_t pct = (counts[best] * 100 + total / 2) / total;
+    if (pct == 0)
+      at += (size_t)snprintf(buf + at, len - at, "%s%s:<1%%", at ? "," : "",
+                             decision_names[best]);
+    else
+      at += (size_t)snprintf(buf + at, len - at, "%s%s:%" PRIu64 "%%", at ? "," : "",
+                             decision_names[best], pct);
     counts[best] = 0;
   }
   if (at == 0)

@@ -3,6 +3,7 @@
    fed through a fake getenv, so the process environment stays out of it except where
    lite_env_init itself is under test. */
 #include "env.h"
+#include "profile/profile.h"
 
 #include <check.h>
 #include <errno.h>
@@ -453,6 +454,46 @@ START_TEST(test_env_switches)
   ck_assert(!env.loop_stats);
   free(out);
   lite_env_free(&env);
+}
+END_TEST
+
+/* OMPLITE_PROFILE, OMPLITE_TRACE, OMPLITE_TRACE_EVENTS (profile/) */
+static unsigned char profile_with(const char *name, const char *value, unsigned warnings)
+{
+  struct lite_env env;
+  char *out = parse_env(&env, 2, name, value, NULL);
+  ck_assert_msg(count_lines(out) == warnings, "%s='%s': %u warnings: %s", name, value,
+                count_lines(out), out);
+  if (warnings != 0)
+    ck_assert_msg(strstr(out, name) != NULL, "the warning names %s: %s", name, out);
+  free(out);
+  lite_env_free(&env);
+  return env.profile;
+}
+
+START_TEST(test_env_profile)
+{
+  ck_assert_uint_eq(profile_with(NULL, NULL, 0), 0);
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "1", 0), LITE_PROF_TABLE);
+  ck_assert_ptr_null(lite_prof_path);
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "true", 0), LITE_PROF_TABLE);
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "0", 0), 0);
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "FALSE", 0), 0);
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "/tmp/prof.txt", 0), LITE_PROF_TABLE);
+  ck_assert_str_eq(lite_prof_path, "/tmp/prof.txt");
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "", 1), 0);
+  ck_assert_uint_eq(profile_with("OMPLITE_TRACE", "t.json", 0), LITE_PROF_TRACE);
+  ck_assert_str_eq(lite_trace_path, "t.json");
+  ck_assert_uint_eq(profile_with("OMPLITE_TRACE", "0", 0), 0);
+  ck_assert_uint_eq(profile_with("OMPLITE_TRACE", "1", 1), 0); /* not a file name */
+  ck_assert_uint_eq(profile_with("OMPLITE_TRACE", "", 1), 0);
+  profile_with("OMPLITE_TRACE_EVENTS", "100", 0);
+  ck_assert_uint_eq(lite_trace_events, 100);
+  profile_with("OMPLITE_TRACE_EVENTS", "abc", 1);
+  ck_assert_uint_eq(lite_trace_events, LITE_TRACE_EVENTS_DEFAULT);
+  profile_with("OMPLITE_TRACE_EVENTS", "8", 1);
+  ck_assert_uint_eq(lite_trace_events, LITE_TRACE_EVENTS_DEFAULT);
+  profile_with(NULL, NULL, 0); /* frees the paths */
 }
 END_TEST
 
@@ -1057,6 +1098,7 @@ static Suite *env_suite(void)
   tcase_add_test(env, test_env_warning_text);
   tcase_add_test(env, test_env_switches);
   tcase_add_test(env, test_env_heap_keep);
+  tcase_add_test(env, test_env_profile);
   tcase_add_test(env, test_env_nthreads_clamped);
   tcase_add_test(env, test_env_active_levels_rule);
   tcase_add_test(env, test_env_wait_policy);
