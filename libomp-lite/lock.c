@@ -2,6 +2,7 @@
    internal.h), and the OpenMP lock API in both of libgomp's layouts: OMP_3.0 (gcc >= 4.4) and the
    legacy OMP_1.0 one that old binaries still call. */
 #include "lock.h"
+#include "profile/profile.h"
 
 #include <pthread.h>
 
@@ -89,7 +90,22 @@ static bool spin_then_acquire(_Atomic uint32_t *word, uint32_t value)
   }
 }
 
+static void lock_wait(_Atomic uint32_t *m);
+
+/* A contended mutex (critical, atomic, omp_set_lock, the task queue): under OMPLITE_TRACE, the
+   wait is a "lock" interval on the thread's lane. */
 void lite_mutex_lock_slow(_Atomic uint32_t *m)
+{
+  if (lite_prof_tracing()) {
+    lite_trace_begin(LITE_TR_LOCK, NULL, lite_now_ns());
+    lock_wait(m);
+    lite_trace_end(LITE_TR_LOCK, lite_now_ns(), 0, 0);
+    return;
+  }
+  lock_wait(m);
+}
+
+static void lock_wait(_Atomic uint32_t *m)
 {
   if (spin_then_acquire(m, 1))
     return;

@@ -196,7 +196,7 @@ static inline void lite_prof_taskgroup_end(const void *site, uint64_t start_ns)
 /* Event names (trace.c's names[] in this order). */
 enum lite_trace_name {
   LITE_TR_PARALLEL, LITE_TR_LOOP, LITE_TR_BARRIER, LITE_TR_JOIN, LITE_TR_CRITICAL,
-  LITE_TR_PARKED, LITE_TR_TASK, LITE_TR_TASKWAIT, LITE_TR_TASKGROUP, LITE_TR_FORK,
+  LITE_TR_PARKED, LITE_TR_TASK, LITE_TR_TASKWAIT, LITE_TR_TASKGROUP, LITE_TR_LOCK,
   LITE_TR_NAMES
 };
 /* Opens / closes an interval on the calling thread's lane (B and E events). A B that does not

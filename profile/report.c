@@ -2,9 +2,11 @@
 
    Sites are named "function+0xoffset (object)" through dladdr, which needs no debug information
    and no library the user may lack; tools/omplite-profile-lines turns the names into file:line
-   with addr2line where the object has debug information. A site inside libomp-lite itself (a
-   clang-built region comes through kmpc/'s __kmpc_fork_call) is named by its outlined function
-   instead. */
+   with addr2line where the object has debug information. A site inside libomp-lite itself is
+   named by the row's outlined function instead, where it has one outside. (A clang-built region
+   comes through kmpc/'s __kmpc_fork_call, whose GOMP_parallel call is the site and whose own
+   trampoline the function: all such regions share one row until kmpc/ passes its caller's
+   address to lite_parallel_run_profiled.) */
 #include "profile.h"
 
 #include <dlfcn.h>
@@ -210,7 +212,7 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
     snprintf(perrun, sizeof perrun, "-");
   decision_text(row, dec, sizeof dec);
   const void *name_addr = row->key;
-  if (row->fn != NULL && (row->key == NULL || in_runtime(row->key)))
+  if (row->fn != NULL && (row->key == NULL || in_runtime(row->key)) && !in_runtime(row->fn))
     name_addr = row->fn;
   if (row->key == NULL && row->fn == NULL)
     snprintf(site, sizeof site, "(other sites: the table is full)");

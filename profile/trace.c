@@ -47,7 +47,7 @@ static _Atomic bool closed; /* the file is being written: no new buffers */
 
 static const char *const names[LITE_TR_NAMES] = {
     "parallel", "loop", "barrier", "join", "critical", "parked", "task", "taskwait",
-    "taskgroup", "fork"};
+    "taskgroup", "lock"};
 
 static struct lite_trace_buf *make_buf(void)
 {
