@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define REGIONS 50
-#define LOOPS 40
+#define LOOPS 12
 #define BARRIERS 7
 #define SINGLES 5
 #define CRITICALS 3
@@ -49,12 +49,14 @@ __attribute__((noinline)) void site_regions(int *count)
 }
 
 /* One chunk per member (chunk: the loop over the team); the first chunk holds all the work, so
-   one member works and the others wait at the loop's barrier. */
+   one member works and the others wait at the loop's barrier. Long (~13 ms of work a run): on a
+   loaded machine a member loses its CPU for a scheduler tick (4 ms here) now and then, which
+   must not make the even loop below look as uneven as this one. */
 __attribute__((noinline)) void site_uneven(long *sum, int chunk)
 {
 #pragma omp for schedule(monotonic : dynamic, chunk) reduction(+ : sum[0])
     for (int i = 0; i < ITERS; i++) {
-        work(i < chunk ? 300 : 0);
+        work(i < chunk ? 2000 : 0);
         sum[0] += i;
     }
 }
@@ -64,7 +66,7 @@ __attribute__((noinline)) void site_even(long *sum, int chunk)
 {
 #pragma omp for schedule(monotonic : dynamic, chunk) reduction(+ : sum[0])
     for (int i = 0; i < ITERS; i++) {
-        work(100);
+        work(1000);
         sum[0] += i;
     }
 }

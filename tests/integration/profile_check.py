@@ -11,7 +11,7 @@ The counts are profile.c's."""
 import json
 import sys
 
-REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS = 50, 40, 7, 5, 3
+REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS = 50, 12, 7, 5, 3
 CHILD_REGIONS, ROOT_REGIONS = 9, 20
 problems = []
 

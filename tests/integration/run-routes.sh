@@ -798,10 +798,20 @@ t_profile() {
     fi
     local d=$tmp/profile n child
     mkdir -p "$d"
+    # Up to 3 tries: on a loaded machine a member of the even loop may lose its CPU long enough
+    # to make that loop look uneven; a wrong count or a wrong column fails every try.
+    local try
     for n in 2 3; do
-        rm -f "$d"/*
-        case_run OMP_NUM_THREADS=$n OMPLITE_PROFILE="$d/table" OMPLITE_TRACE="$d/trace.json" \
-            profile shape
+        for try in 1 2 3; do
+            rm -f "$d"/*
+            case_run OMP_NUM_THREADS=$n OMPLITE_PROFILE="$d/table" OMPLITE_TRACE="$d/trace.json" \
+                profile shape
+            if [ "$CASE_RC" -eq 0 ] && python3 "$(dirname "$0")/profile_check.py" shape "$n" \
+                "$d/table" "$d/trace.json" "$LITE_TEST_NPROCS" > /dev/null 2>&1; then
+                break
+            fi
+            [ "$try" -lt 3 ] && cases_run=$((cases_run - 1))
+        done
         profile_verdict shape "$n" "$d/table" "$d/trace.json" "$LITE_TEST_NPROCS"
     done
     rm -f "$d"/*
