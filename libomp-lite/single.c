@@ -7,18 +7,6 @@
 #include "internal.h"
 #include "profile/profile.h"
 
-static bool single_start(void);
-
-bool GOMP_single_start(void)
-{
-  if (lite_unlikely(lite_prof_on())) {
-    bool won = single_start();
-    lite_prof_single(__builtin_return_address(0), won);
-    return won;
-  }
-  return single_start();
-}
-
 static inline bool single_start(void)
 {
   struct lite_thread *thr = lite_self();
@@ -32,6 +20,16 @@ static inline bool single_start(void)
     return false;
   return atomic_compare_exchange_strong_explicit(&team->single_ticket, &expected, mine,
                                                  memory_order_acq_rel, memory_order_relaxed);
+}
+
+bool GOMP_single_start(void)
+{
+  if (lite_prof_on()) {
+    bool won = single_start();
+    lite_prof_single(__builtin_return_address(0), won);
+    return won;
+  }
+  return single_start();
 }
 
 /* Returns NULL to the thread that runs the block (it then calls GOMP_single_copy_end), and the
