@@ -20,14 +20,27 @@ const char *lite_prof_path;
 const char *lite_trace_path;
 static bool in_child; /* a fork() child: the files get a .PID suffix */
 
+/* The file to write: "%p" in the name becomes the pid (for programs that start other programs
+   with the same environment), and a fork() child appends ".PID". */
 const char *lite_prof_file_name(const char *path, char *buf, size_t len)
 {
-  if (!in_child)
-    return path;
-  snprintf(buf, len, "%s.%d", path, (int)getpid());
+  size_t at = 0;
+  int pid = (int)getpid();
+  for (const char *c = path; *c != 0 && at + 1 < len; c++) {
+    if (c[0] == '%' && c[1] == 'p') {
+      at += (size_t)snprintf(buf + at, len - at, "%d", pid);
+      c++;
+    } else {
+      buf[at++] = *c;
+    }
+    if (at >= len)
+      at = len - 1;
+  }
+  buf[at] = 0;
+  if (in_child && at < len)
+    snprintf(buf + at, len - at, ".%d", pid);
   return buf;
 }
-
 
 void lite_prof_name(const void *addr, char *buf, size_t len)
 {
@@ -241,6 +254,10 @@ void lite_prof_report(void)
     return;
   struct row_list list = {NULL, 0, 0};
   lite_prof_each_row(collect, &list);
+  /* A process that ran no construct writes nothing: a helper the program starts (a shell, with
+     LD_PRELOAD and OMPLITE_PROFILE in its environment) must not overwrite the program's table. */
+  if (list.n == 0)
+    return;
   qsort(list.rows, list.n, sizeof *list.rows, by_total);
   FILE *f = stderr;
   char path[4096];

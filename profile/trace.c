@@ -240,6 +240,10 @@ void lite_trace_write(void)
   if (lite_trace_path == NULL)
     return;
   atomic_store(&closed, true);
+  /* As the table: a process without a single event (a helper the program started, with the
+     same environment) writes nothing. */
+  if (atomic_load(&buffers) == NULL)
+    return;
   char path[4096];
   const char *name = lite_prof_file_name(lite_trace_path, path, sizeof path);
   FILE *f = fopen(name, "w");

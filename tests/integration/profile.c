@@ -3,7 +3,8 @@
 
    usage: profile shape          REGIONS regions at site_regions; one region at site_loops with
                                  LOOPS uneven and LOOPS even loops, BARRIERS barriers, SINGLES
-                                 single constructs, and CRITICALS critical sections per member
+                                 single constructs, and CRITICALS critical sections per member;
+                                 then a shell (system), which must leave the files alone
           profile fork           CHILD_REGIONS regions in a fork()ed child (its own files), after
                                  REGIONS in the parent; prints "child PID"
           profile roots R        R pthreads, each ROOT_REGIONS regions at site_roots
@@ -121,6 +122,9 @@ static void shape(void)
     LITE_EXPECT(sum == 2L * LOOPS * (ITERS * (ITERS - 1) / 2), "loops: sum %ld", sum);
     LITE_EXPECT(single_runs == SINGLES, "single ran %d times", single_runs);
     LITE_EXPECT(critical_count == CRITICALS * n, "critical: %d", critical_count);
+    /* A helper process with the same environment (on the preload route it loads libomp-lite
+       too) must not overwrite this program's files: it ran no construct. */
+    LITE_EXPECT(system("true") == 0, "system(\"true\") failed");
 }
 
 __attribute__((noinline)) void site_child(int *count)
