@@ -285,6 +285,10 @@ struct lite_slot {
   _Atomic uint32_t arrive;    /* epoch of the last barrier this member reached */
   _Atomic uint32_t done;      /* generation of the last region this member finished */
   unsigned ws_count;          /* its worksharing count when it finished (read after done) */
+  /* OMPLITE_PROFILE only: when it finished its share of the region, read by the leader after the
+     join. On this line, which the leader fetches for done anyway: on the next line it cost each
+     profiled region a transfer of that line both ways. */
+  uint64_t prof_done_ns;
   /* Read by others only when a wait runs long (wait.c) or the balancer looks (balance.c), so
      they sit on a line of their own: on the arrival line, the member's own check of cpu at
      each barrier met the line while its partner was fetching the arrival, and cost the
@@ -293,8 +297,6 @@ struct lite_slot {
   _Atomic int tid;            /* its kernel thread id (0: the leader, or not known yet) */
   _Atomic int move_to;        /* the balancer asks the member to move to CPU move_to - 1 (0:
                                  no request); the member does it itself, inside the runtime */
-  uint64_t prof_done_ns;      /* OMPLITE_PROFILE: when it finished its share of the region (read
-                                 by the leader after the join) */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the

@@ -39,6 +39,8 @@ static void close_open_loop(struct lite_prof_thread *p, uint64_t now)
   p->chunks = p->steals = 0;
 }
 
+static void flush_barriers(struct lite_prof_thread *p);
+
 /* ------------------------------------------------------------------------ parallel regions */
 
 void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const void *fn)
@@ -81,6 +83,7 @@ void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, un
   struct lite_prof_row *row = r->row;
   uint64_t t3 = lite_now_ns();
   close_open_loop(p, t3);
+  flush_barriers(p);
   uint64_t t1 = r->t1 != 0 ? r->t1 : r->t0;
   uint64_t t2 = r->t2 != 0 ? r->t2 : t3;
   uint64_t span = t3 > t1 ? t3 - t1 : 0;
@@ -131,6 +134,7 @@ void lite_prof_member_end(struct lite_slot *slot)
   struct lite_prof_thread *p = &lite_prof_tls;
   uint64_t now = lite_now_ns();
   close_open_loop(p, now);
+  flush_barriers(p);
   if (p->region != NULL) {
     add(&p->region->chunks, p->chunks);
     add(&p->region->steals, p->steals);
@@ -221,22 +225,43 @@ bool lite_prof_loop_end(struct lite_thread *thr, int barrier)
 
 /* ------------------------------------------------------------ barrier, single, critical */
 
+static void flush_barriers(struct lite_prof_thread *p)
+{
+  struct lite_prof_row *row = p->bar_row;
+  if (row == NULL)
+    return;
+  add(&row->wait_ns, p->bar_wait_ns);
+  add(&row->count, p->bar_count);
+  if (p->bar_count != 0)
+    note_threads(row, p->bar_threads);
+  p->bar_row = NULL;
+  p->bar_site = NULL;
+  p->bar_wait_ns = p->bar_count = 0;
+}
+
 void lite_prof_barrier(struct lite_thread *thr, const void *site)
 {
+  struct lite_prof_thread *p = &lite_prof_tls;
   uint64_t start = lite_now_ns();
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_BARRIER, site, start);
   lite_barrier_wait(thr);
   uint64_t end = lite_now_ns();
-  struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_BARRIER, NULL);
-  if (thr->id == 0) /* once per team */
-    add(&row->count, 1);
-  add(&row->wait_ns, end - start);
-  add(&row->member_ns, end - start);
-  note_threads(row, thr->team != NULL ? thr->team->nthreads : 1);
+  if (p->bar_site != site) {
+    flush_barriers(p);
+    p->bar_row = lite_prof_row(site, LITE_PROF_BARRIER, NULL);
+    p->bar_site = site;
+  }
+  p->bar_wait_ns += end - start;
+  if (thr->id == 0) { /* once per team */
+    p->bar_count++;
+    p->bar_threads = thr->team != NULL ? thr->team->nthreads : 1;
+  }
   if (lite_prof_tracing())
     lite_trace_end(LITE_TR_BARRIER, end, 0, 0);
 }
+
+void lite_prof_flush_thread(void) { flush_barriers(&lite_prof_tls); }
 
 void lite_prof_single(const void *site, bool won)
 {
@@ -254,7 +279,6 @@ void lite_prof_critical(_Atomic uint32_t *mutex, const void *site)
   struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_CRITICAL, NULL);
   add(&row->count, 1);
   add(&row->wait_ns, end - start);
-  add(&row->member_ns, end - start);
   if (lite_prof_tracing())
     lite_trace_end(LITE_TR_CRITICAL, end, 0, 0);
 }
@@ -317,7 +341,6 @@ void lite_prof_task_ran_slow(const void *site, bool other_thread, uint64_t start
   uint64_t now = lite_now_ns();
   struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_TASK, NULL);
   add(&row->member_ns, now > start_ns ? now - start_ns : 0);
-  add(&row->wall_ns, now > start_ns ? now - start_ns : 0);
   if (other_thread)
     add(&row->tasks_other, 1);
   if (lite_prof_tracing())
@@ -339,7 +362,6 @@ void lite_prof_wait_end_slow(const void *site, enum lite_prof_kind kind, uint64_
   struct lite_prof_row *row = lite_prof_row(site, kind, NULL);
   add(&row->count, 1);
   add(&row->wait_ns, now > start_ns ? now - start_ns : 0);
-  add(&row->member_ns, now > start_ns ? now - start_ns : 0);
   if (lite_prof_tracing())
     lite_trace_end(kind == LITE_PROF_TASKWAIT ? LITE_TR_TASKWAIT : LITE_TR_TASKGROUP, now, 0, 0);
 }

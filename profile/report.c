@@ -77,16 +77,18 @@ static const char *const kind_names[LITE_PROF_KINDS] = {
 static const char *const decision_names[LITE_DEC_KINDS] = {
     "static", "dynamic", "guided", "own", "steal", "split", "whole", "tiny", "inline"};
 
-/* The time a row is sorted by: regions and loops their wall time, the rest the time the members
-   spent in them (waiting, or running tasks). */
+/* The time a row is sorted by: regions and loops their wall time, tasks the time their bodies
+   ran, the rest the time the members spent waiting in them. */
 static uint64_t total_ns(const struct lite_prof_row *row)
 {
   switch (row->kind) {
   case LITE_PROF_PARALLEL:
   case LITE_PROF_LOOP:
     return atomic_load_explicit(&row->wall_ns, memory_order_relaxed);
-  default:
+  case LITE_PROF_TASK:
     return atomic_load_explicit(&row->member_ns, memory_order_relaxed);
+  default:
+    return atomic_load_explicit(&row->wait_ns, memory_order_relaxed);
   }
 }
 
@@ -286,6 +288,7 @@ void lite_prof_finish(void)
   static _Atomic bool done;
   if (lite_env.profile == 0 || atomic_exchange(&done, true))
     return;
+  lite_prof_flush_thread();
   lite_prof_report();
   if (lite_env.profile & LITE_PROF_TRACE)
     lite_trace_write();
