@@ -6,4 +6,5 @@ libomp_lite_internal_la_SOURCES += \
 	profile/hooks.c \
 	profile/report.c \
 	profile/trace.c
-EXTRA_DIST += tools/omplite-profile-lines
+# file:line for a table's sites, through binutils (installed beside the library's users' tools).
+dist_bin_SCRIPTS = tools/omplite-profile-lines
