@@ -4,6 +4,8 @@
 #include "profile.h"
 #include "loop_common.h"
 
+#include <string.h>
+
 static void add(_Atomic uint64_t *counter, uint64_t value)
 {
   if (value != 0)
@@ -33,10 +35,35 @@ static void close_open_loop(struct lite_prof_thread *p, uint64_t now)
     return;
   if (lite_prof_tracing())
     lite_trace_end(LITE_TR_LOOP, now, p->chunks, p->steals);
-  add(&p->loop->chunks, p->chunks);
-  add(&p->loop->steals, p->steals);
+  p->sums.chunks += p->chunks;
+  p->sums.steals += p->steals;
   p->loop = NULL;
   p->chunks = p->steals = 0;
+}
+
+/* Moves the thread's sums for its last loop site to the row. */
+static void flush_loops(struct lite_prof_thread *p)
+{
+  struct lite_prof_loop_sums *sums = &p->sums;
+  struct lite_prof_row *row = sums->row;
+  if (row == NULL)
+    return;
+  add(&row->count, sums->count);
+  add(&row->wall_ns, sums->wall_ns);
+  add(&row->member_ns, sums->member_ns);
+  add(&row->wait_ns, sums->wait_ns);
+  add(&row->chunks, sums->chunks);
+  add(&row->steals, sums->steals);
+  for (unsigned d = 0; d < LITE_DEC_KINDS; d++)
+    add(&row->decisions[d], sums->decisions[d]);
+  if ((atomic_load_explicit(&row->sched_mask, memory_order_relaxed) | sums->sched_mask) !=
+      atomic_load_explicit(&row->sched_mask, memory_order_relaxed))
+    atomic_fetch_or_explicit(&row->sched_mask, sums->sched_mask, memory_order_relaxed);
+  if (sums->max_threads != 0) {
+    note_threads(row, sums->min_threads);
+    note_threads(row, sums->max_threads);
+  }
+  memset(sums, 0, sizeof *sums);
 }
 
 static void flush_barriers(struct lite_prof_thread *p);
@@ -83,6 +110,7 @@ void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, un
   struct lite_prof_row *row = r->row;
   uint64_t t3 = lite_now_ns();
   close_open_loop(p, t3);
+  flush_loops(p);
   flush_barriers(p);
   uint64_t t1 = r->t1 != 0 ? r->t1 : r->t0;
   uint64_t t2 = r->t2 != 0 ? r->t2 : t3;
@@ -134,6 +162,7 @@ void lite_prof_member_end(struct lite_slot *slot)
   struct lite_prof_thread *p = &lite_prof_tls;
   uint64_t now = lite_now_ns();
   close_open_loop(p, now);
+  flush_loops(p);
   flush_barriers(p);
   if (p->region != NULL) {
     add(&p->region->chunks, p->chunks);
@@ -169,22 +198,28 @@ void lite_prof_loop_begin(const void *site, int sched, bool first, enum lite_pro
                           unsigned nthreads)
 {
   struct lite_prof_thread *p = &lite_prof_tls;
-  struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_LOOP, NULL);
   uint64_t now = lite_now_ns();
   close_open_loop(p, now);
-  p->loop = row;
+  struct lite_prof_loop_sums *sums = &p->sums;
+  if (sums->site != site || sums->row == NULL) {
+    flush_loops(p);
+    sums->row = lite_prof_row(site, LITE_PROF_LOOP, NULL);
+    sums->site = site;
+  }
+  p->loop = sums->row;
   p->loop_start_ns = now;
   p->chunks = p->steals = 0;
   if (first) {
-    add(&row->count, 1);
-    add(&row->decisions[dec], 1);
-    unsigned bit = 1u << (sched & 15);
-    if (!(atomic_load_explicit(&row->sched_mask, memory_order_relaxed) & bit))
-      atomic_fetch_or_explicit(&row->sched_mask, bit, memory_order_relaxed);
-    note_threads(row, nthreads);
+    sums->count++;
+    sums->decisions[dec]++;
+    sums->sched_mask |= 1u << (sched & 15);
+    if (sums->min_threads == 0 || nthreads < sums->min_threads)
+      sums->min_threads = nthreads;
+    if (nthreads > sums->max_threads)
+      sums->max_threads = nthreads;
   }
   if (lite_prof_tracing())
-    lite_trace_begin(LITE_TR_LOOP, site, p->loop_start_ns);
+    lite_trace_begin(LITE_TR_LOOP, site, now);
 }
 
 bool lite_prof_loop_end(struct lite_thread *thr, int barrier)
@@ -201,24 +236,19 @@ bool lite_prof_loop_end(struct lite_thread *thr, int barrier)
   else if (barrier == 2)
     cancelled = lite_barrier_wait_cancel(thr);
   uint64_t out = barrier != 0 ? lite_now_ns() : finished;
-  struct lite_prof_row *row = p->loop != NULL ? p->loop : p->region;
-  if (row != NULL) {
-    add(&row->chunks, p->chunks);
-    add(&row->steals, p->steals);
-  }
+  if (lite_prof_tracing() && barrier != 0)
+    lite_trace_end(LITE_TR_BARRIER, out, 0, 0);
   if (p->loop != NULL) {
     uint64_t span = out > p->loop_start_ns ? out - p->loop_start_ns : 0;
-    add(&row->member_ns, span);
-    add(&row->wall_ns, span / (n > 0 ? n : 1));
-    add(&row->wait_ns, out - finished);
+    p->sums.member_ns += span;
+    p->sums.wall_ns += span / (n > 0 ? n : 1);
+    p->sums.wait_ns += out - finished;
+    close_open_loop(p, out);
+  } else if (p->region != NULL) {
+    /* A combined parallel loop (set up at the fork): its chunks go to the region's row. */
+    add(&p->region->chunks, p->chunks);
+    add(&p->region->steals, p->steals);
   }
-  if (lite_prof_tracing()) {
-    if (barrier != 0)
-      lite_trace_end(LITE_TR_BARRIER, out, 0, 0);
-    if (p->loop != NULL)
-      lite_trace_end(LITE_TR_LOOP, out, p->chunks, p->steals);
-  }
-  p->loop = NULL;
   p->chunks = p->steals = 0;
   return cancelled;
 }
@@ -261,7 +291,12 @@ void lite_prof_barrier(struct lite_thread *thr, const void *site)
     lite_trace_end(LITE_TR_BARRIER, end, 0, 0);
 }
 
-void lite_prof_flush_thread(void) { flush_barriers(&lite_prof_tls); }
+void lite_prof_flush_thread(void)
+{
+  close_open_loop(&lite_prof_tls, lite_now_ns());
+  flush_loops(&lite_prof_tls);
+  flush_barriers(&lite_prof_tls);
+}
 
 void lite_prof_single(const void *site, bool won)
 {

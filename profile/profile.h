@@ -84,6 +84,16 @@ struct lite_prof_thread {
   uint64_t chunks, steals;      /* in the current loop (or combined region) so far */
   uint64_t park_start_ns;
   struct lite_prof_row *pending_row; /* the row of the region it is about to fork */
+  /* A loop site's numbers, added up here and moved to its row when the thread's next loop is at
+     another site, or its region ends: every member adding to the row as they all leave the
+     loop's barrier together cost each loop a few transfers of the row's line. */
+  struct lite_prof_loop_sums {
+    const void *site;
+    struct lite_prof_row *row;
+    uint64_t count, wall_ns, member_ns, wait_ns, chunks, steals;
+    uint64_t decisions[LITE_DEC_KINDS];
+    unsigned sched_mask, min_threads, max_threads;
+  } sums;
   /* Barrier waits, added up here and moved to the row when another barrier site comes or the
      region ends: every member adding to the row as they all leave a barrier together cost
      ~0.1 us a barrier. */
