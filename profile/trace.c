@@ -192,8 +192,9 @@ static void put_args(FILE *f, const struct trace_event *e, struct name_entry *ca
   }
 }
 
+/* One lane's events; every event follows another (the process_name record comes first). */
 static void write_buf(FILE *f, struct lite_trace_buf *buf, int pid, uint64_t t0, uint64_t end,
-                      struct name_entry *cache, bool *first)
+                      struct name_entry *cache)
 {
   uint32_t n = atomic_load_explicit(&buf->n, memory_order_acquire);
   uint8_t open[MAX_DEPTH];
@@ -209,29 +210,25 @@ static void write_buf(FILE *f, struct lite_trace_buf *buf, int pid, uint64_t t0,
     } else {
       continue;
     }
-    fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":", *first ? "" : ",",
+    fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":",
             names[e->name < LITE_TR_NAMES ? e->name : 0], e->ph, pid, buf->tid);
-    *first = false;
     put_ts(f, e->ts, t0);
     put_args(f, e, cache);
     fputc('}', f);
   }
   while (depth > 0) {
-    fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", names[open[--depth]],
-            pid, buf->tid);
+    fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":",
+            names[open[--depth]], pid, buf->tid);
     put_ts(f, end, t0);
     fputs(",\"args\":{\"open_at_exit\":1}}", f);
-    *first = false;
   }
   uint64_t dropped = atomic_load_explicit(&buf->dropped, memory_order_relaxed);
   if (dropped != 0) {
-    fprintf(f, "%s\n{\"name\":\"dropped %" PRIu64 " events (buffer full)\",\"ph\":\"i\",\"s\":\"t\","
-               "\"pid\":%d,\"tid\":%d,\"ts\":",
-            *first ? "" : ",", dropped, pid, buf->tid);
+    fprintf(f, ",\n{\"name\":\"dropped %" PRIu64 " events (buffer full)\",\"ph\":\"i\","
+               "\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
+            dropped, pid, buf->tid);
     put_ts(f, end, t0);
-    fputs(",\"args\":{\"dropped\":", f);
-    fprintf(f, "%" PRIu64 "}}", dropped);
-    *first = false;
+    fprintf(f, ",\"args\":{\"dropped\":%" PRIu64 "}}", dropped);
   }
 }
 
@@ -273,13 +270,12 @@ void lite_trace_write(void)
   fprintf(f, "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
              "\"args\":{\"name\":\"libomp-lite pid %d\"}}",
           pid, pid);
-  bool first = false;
   for (struct lite_trace_buf *b = head; b != NULL; b = b->next)
     fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                "\"args\":{\"name\":\"%s %d\"}}",
             pid, b->tid, b->worker ? "worker" : "thread", b->tid);
   for (struct lite_trace_buf *b = head; b != NULL; b = b->next)
-    write_buf(f, b, pid, t0, end, cache, &first);
+    write_buf(f, b, pid, t0, end, cache);
   fputs("\n]}\n", f);
   free(cache);
   if (fclose(f) != 0)
