@@ -56,8 +56,7 @@ static void flush_loops(struct lite_prof_thread *p)
   add(&row->steals, sums->steals);
   for (unsigned d = 0; d < LITE_DEC_KINDS; d++)
     add(&row->decisions[d], sums->decisions[d]);
-  if ((atomic_load_explicit(&row->sched_mask, memory_order_relaxed) | sums->sched_mask) !=
-      atomic_load_explicit(&row->sched_mask, memory_order_relaxed))
+  if (sums->sched_mask & ~atomic_load_explicit(&row->sched_mask, memory_order_relaxed))
     atomic_fetch_or_explicit(&row->sched_mask, sums->sched_mask, memory_order_relaxed);
   if (sums->max_threads != 0) {
     note_threads(row, sums->min_threads);
@@ -99,6 +98,7 @@ void lite_prof_region_forked(struct lite_prof_region *r, struct lite_thread *thr
 void lite_prof_region_joining(struct lite_prof_region *r)
 {
   r->t2 = lite_now_ns();
+  close_open_loop(&lite_prof_tls, r->t2); /* before the join's interval opens */
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_JOIN, NULL, r->t2);
 }
