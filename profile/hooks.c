@@ -117,16 +117,20 @@ void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, un
   uint64_t span = t3 > t1 ? t3 - t1 : 0;
   /* The members' wait at the join: from the end of each one's share to the end of the join. The
      leader read the workers' words in the join (acquire): their times are visible. */
-  uint64_t wait = t3 - t2;
+  uint64_t wait = t3 - t2, last = t2;
   if (team != NULL && team->pool != NULL)
     for (unsigned i = 1; i < n; i++) {
       uint64_t done = team->pool->slots[i]->prof_done_ns;
-      if (done >= t1 && done <= t3)
+      if (done >= t1 && done <= t3) {
         wait += t3 - done;
+        if (done > last)
+          last = done;
+      }
     }
   add(&row->count, 1);
   add(&row->wall_ns, t3 - r->t0);
   add(&row->fork_ns, t1 - r->t0);
+  add(&row->join_ns, t3 - last);
   add(&row->member_ns, span * n);
   add(&row->wait_ns, wait);
   add(&row->chunks, p->chunks);

@@ -59,6 +59,7 @@ struct lite_prof_row {
   _Atomic uint64_t member_ns;      /* the members' time inside, summed over members */
   _Atomic uint64_t wait_ns;        /* the members' wait at its barrier / join / lock */
   _Atomic uint64_t fork_ns;        /* regions: from the call to the leader starting its share */
+  _Atomic uint64_t join_ns;        /* regions: from the last member's end to the join's end */
   _Atomic uint64_t chunks, steals; /* loops handed out by the runtime */
   _Atomic uint64_t parks, park_ns, wakes; /* futex sleeps of threads in or after it; wake-ups */
   _Atomic uint64_t tasks_other;    /* tasks: run by a thread other than their creator */

@@ -186,9 +186,9 @@ static void print_header(FILE *f, unsigned nrows)
           "(spin %" PRIu64 " us, then park); binding %s\n",
           (int)getpid(), nrows, at ? teams : "-", lite_env.ncpus, policy,
           lite_env.spin_ns / 1000, binding);
-  fprintf(f, "%10s %9s %10s %5s %6s %8s %-12s %9s %7s %-24s %7s %7s %-9s %s\n", "total-ms",
-          "count", "mean-us", "thr", "wait%", "fork-us", "schedule", "chunks/r", "steals",
-          "decision", "parks", "wakes", "kind", "site");
+  fprintf(f, "%10s %9s %10s %5s %6s %8s %8s %-12s %9s %7s %-24s %7s %7s %-9s %s\n",
+          "total-ms", "count", "mean-us", "thr", "wait%", "fork-us", "join-us", "schedule",
+          "chunks/r", "steals", "decision", "parks", "wakes", "kind", "site");
 }
 
 static void print_row(FILE *f, const struct lite_prof_row *row)
@@ -198,10 +198,11 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
   uint64_t member = atomic_load_explicit(&row->member_ns, memory_order_relaxed);
   uint64_t wait = atomic_load_explicit(&row->wait_ns, memory_order_relaxed);
   uint64_t fork = atomic_load_explicit(&row->fork_ns, memory_order_relaxed);
+  uint64_t join = atomic_load_explicit(&row->join_ns, memory_order_relaxed);
   uint64_t chunks = atomic_load_explicit(&row->chunks, memory_order_relaxed);
   unsigned lo = atomic_load_explicit(&row->min_threads, memory_order_relaxed);
   unsigned hi = atomic_load_explicit(&row->max_threads, memory_order_relaxed);
-  char thr[16], waitp[16], forkus[16], sched[32], perrun[24], dec[64], site[200];
+  char thr[16], waitp[16], forkus[16], joinus[16], sched[32], perrun[24], dec[64], site[200];
   if (hi == 0)
     snprintf(thr, sizeof thr, "-");
   else if (lo == hi)
@@ -213,10 +214,13 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
     snprintf(waitp, sizeof waitp, "%.1f", 100.0 * (double)wait / (double)member);
   else
     snprintf(waitp, sizeof waitp, "-");
-  if (row->kind == LITE_PROF_PARALLEL && count != 0)
+  if (row->kind == LITE_PROF_PARALLEL && count != 0) {
     snprintf(forkus, sizeof forkus, "%.2f", (double)fork / 1000.0 / (double)count);
-  else
+    snprintf(joinus, sizeof joinus, "%.2f", (double)join / 1000.0 / (double)count);
+  } else {
     snprintf(forkus, sizeof forkus, "-");
+    snprintf(joinus, sizeof joinus, "-");
+  }
   if (row->kind == LITE_PROF_LOOP)
     sched_text(atomic_load_explicit(&row->sched_mask, memory_order_relaxed), sched, sizeof sched);
   else
@@ -242,10 +246,10 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
     snprintf(kindbuf, sizeof kindbuf, "task");
     kind = kindbuf;
   }
-  fprintf(f, "%10.3f %9" PRIu64 " %10.2f %5s %6s %8s %-12s %9s %7" PRIu64 " %-24s %7" PRIu64
+  fprintf(f, "%10.3f %9" PRIu64 " %10.2f %5s %6s %8s %8s %-12s %9s %7" PRIu64 " %-24s %7" PRIu64
              " %7" PRIu64 " %-9s %s\n",
           (double)total / 1e6, count, count ? (double)total / 1e3 / (double)count : 0.0, thr,
-          waitp, forkus, sched, perrun, atomic_load_explicit(&row->steals, memory_order_relaxed),
+          waitp, forkus, joinus, sched, perrun, atomic_load_explicit(&row->steals, memory_order_relaxed),
           dec, atomic_load_explicit(&row->parks, memory_order_relaxed),
           atomic_load_explicit(&row->wakes, memory_order_relaxed), kind, site);
 }

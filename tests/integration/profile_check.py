@@ -21,23 +21,28 @@ def fail(msg):
 
 
 def read_table(path):
-    """The table's rows as dicts: the first 13 columns, then the site (the rest of the line)."""
+    """The table's rows as dicts: the columns the header names, the last of them the site (the
+    rest of the line)."""
     with open(path) as f:
         lines = f.read().splitlines()
     if not lines or not lines[0].startswith("libomp-lite profile: "):
         fail("%s: no 'libomp-lite profile:' header line" % path)
         return [], ""
     names = lines[1].split()
+    if names[-1] != "site":
+        fail("%s: the column header does not end with site: %s" % (path, lines[1]))
+        return [], ""
+    ncols = len(names) - 1
     rows = []
     for line in lines[2:]:
         if line.startswith("("):
             continue
-        parts = line.split(None, 13)
-        if len(parts) < 14:
+        parts = line.split(None, ncols)
+        if len(parts) < ncols + 1:
             fail("%s: a short row: %r" % (path, line))
             continue
-        row = dict(zip(names[:13], parts[:13]))
-        row["site"] = parts[13]
+        row = dict(zip(names[:ncols], parts[:ncols]))
+        row["site"] = parts[ncols]
         rows.append(row)
     totals = [float(r["total-ms"]) for r in rows]
     if totals != sorted(totals, reverse=True):
