@@ -292,12 +292,20 @@ void lite_barrier_wait(struct lite_thread *thr)
   thr->ws_done = thr->ws_count;
 }
 
+/* The profiled barrier, out of line: with its call inline, the plain path took a stack frame,
+   and the 2-thread barrier read 0.081 -> 0.0875 us (10 interleaved processes, medians). */
+static __attribute__((noinline, cold)) void barrier_profiled(const void *site)
+{
+  lite_prof_barrier(lite_self(), site);
+}
+
 void GOMP_barrier(void)
 {
-  if (lite_prof_on())
-    lite_prof_barrier(lite_self(), __builtin_return_address(0));
-  else
-    lite_barrier_wait(lite_self());
+  if (lite_prof_on()) {
+    barrier_profiled(__builtin_return_address(0));
+    return;
+  }
+  lite_barrier_wait(lite_self());
 }
 
 /* ----------------------------------------------------------------------- cancellable barrier */

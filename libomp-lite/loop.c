@@ -251,30 +251,38 @@ bool GOMP_loop_ordered_runtime_next(long *istart, long *iend)
   return next_long(lite_self(), istart, iend);
 }
 
+/* The profiled ends, out of line, so that the plain paths take no stack frame for them (see
+   GOMP_barrier). barrier: 0 none, 1 plain, 2 cancellable. */
+static __attribute__((noinline, cold)) bool loop_end_profiled(int barrier)
+{
+  return lite_prof_loop_end(lite_self(), barrier);
+}
+
 void GOMP_loop_end(void)
 {
-  struct lite_thread *thr = lite_self();
   if (lite_prof_on()) {
-    lite_prof_loop_end(thr, 1);
+    loop_end_profiled(1);
     return;
   }
+  struct lite_thread *thr = lite_self();
   lite_loop_finish(thr, true);
   lite_barrier_wait(thr);
 }
 
 void GOMP_loop_end_nowait(void)
 {
-  if (lite_prof_on())
-    lite_prof_loop_end(lite_self(), 0);
-  else
-    lite_loop_finish(lite_self(), false);
+  if (lite_prof_on()) {
+    loop_end_profiled(0);
+    return;
+  }
+  lite_loop_finish(lite_self(), false);
 }
 
 bool GOMP_loop_end_cancel(void)
 {
-  struct lite_thread *thr = lite_self();
   if (lite_prof_on())
-    return lite_prof_loop_end(thr, 2);
+    return loop_end_profiled(2);
+  struct lite_thread *thr = lite_self();
   lite_loop_finish(thr, false);
   return lite_barrier_wait_cancel(thr);
 }

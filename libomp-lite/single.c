@@ -22,13 +22,18 @@ static inline bool single_start(void)
                                                  memory_order_acq_rel, memory_order_relaxed);
 }
 
+/* Out of line, so that the plain path takes no stack frame for it (see GOMP_barrier). */
+static __attribute__((noinline, cold)) bool single_profiled(const void *site)
+{
+  bool won = single_start();
+  lite_prof_single(site, won);
+  return won;
+}
+
 bool GOMP_single_start(void)
 {
-  if (lite_prof_on()) {
-    bool won = single_start();
-    lite_prof_single(__builtin_return_address(0), won);
-    return won;
-  }
+  if (lite_prof_on())
+    return single_profiled(__builtin_return_address(0));
   return single_start();
 }
 
