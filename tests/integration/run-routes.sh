@@ -602,6 +602,9 @@ all OMP_STACKSIZE=huge --default-max
 all OMP_THREAD_LIMIT=abc --default-max
 all OMP_PROC_BIND=sideways --default-max
 all GOMP_SPINCOUNT=abc --default-max
+lite-only OMPLITE_PROFILE= --default-max
+lite-only OMPLITE_TRACE=1 --default-max
+lite-only OMPLITE_TRACE_EVENTS=abc --default-max
 EOF
 }
 
