@@ -1,6 +1,7 @@
 /* sections: section numbers 1..count handed out one at a time, in order, from a shared counter
    (a sections construct is rarely hot, and a monotonic hand-out keeps libgomp's order). */
 #include "loop_common.h"
+#include "profile/profile.h"
 
 static void setup_sections(struct lite_ws *ws, unsigned count)
 {
@@ -14,10 +15,12 @@ static unsigned next_section(struct lite_thread *thr)
   uint64_t lo, hi;
   if (thr->ws == NULL || !lite_sched_next(thr, thr->ws, &lo, &hi))
     return 0;
+  lite_prof_chunk();
   return (unsigned)lo + 1;
 }
 
-static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem)
+static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem,
+                               const void *site)
 {
   struct lite_thread *thr = lite_self();
   bool first;
@@ -34,29 +37,53 @@ static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem
   }
   if (mem != NULL)
     *mem = ws->mem;
+  if (lite_prof_on())
+    lite_prof_sections_begin(site, first, ws->nthreads);
   return next_section(thr);
 }
 
-unsigned GOMP_sections_start(unsigned count) { return start_sections(count, NULL, NULL); }
+unsigned GOMP_sections_start(unsigned count)
+{
+  return start_sections(count, NULL, NULL, __builtin_return_address(0));
+}
 
 unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-  return start_sections(count, reductions, mem);
+  return start_sections(count, reductions, mem, __builtin_return_address(0));
 }
 
 unsigned GOMP_sections_next(void) { return next_section(lite_self()); }
 
+/* The profiled ends, out of line (see GOMP_barrier). barrier: 0 none, 1 plain, 2 cancellable. */
+static __attribute__((noinline, cold)) bool end_profiled(int barrier)
+{
+  return lite_prof_loop_end(lite_self(), barrier);
+}
+
 void GOMP_sections_end(void)
 {
+  if (lite_prof_on()) {
+    end_profiled(1);
+    return;
+  }
   struct lite_thread *thr = lite_self();
   lite_loop_finish(thr, true);
   lite_barrier_wait(thr);
 }
 
-void GOMP_sections_end_nowait(void) { lite_loop_finish(lite_self(), false); }
+void GOMP_sections_end_nowait(void)
+{
+  if (lite_prof_on()) {
+    end_profiled(0);
+    return;
+  }
+  lite_loop_finish(lite_self(), false);
+}
 
 bool GOMP_sections_end_cancel(void)
 {
+  if (lite_prof_on())
+    return end_profiled(2);
   struct lite_thread *thr = lite_self();
   lite_loop_finish(thr, false);
   return lite_barrier_wait_cancel(thr);
@@ -72,7 +99,11 @@ static void setup_combined(struct lite_ws *ws, void *arg)
 void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads, unsigned count,
                             unsigned flags)
 {
-  lite_parallel_run(fn, data, num_threads, flags, setup_combined, &count);
+  if (lite_prof_on())
+    lite_parallel_run_profiled(__builtin_return_address(0), fn, data, num_threads, flags,
+                               setup_combined, &count);
+  else
+    lite_parallel_run(fn, data, num_threads, flags, setup_combined, &count);
 }
 
 void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned num_threads,

@@ -198,16 +198,16 @@ enum lite_prof_decision lite_prof_ws_decision(const struct lite_ws *ws)
   }
 }
 
-void lite_prof_loop_begin(const void *site, int sched, bool first, enum lite_prof_decision dec,
-                          unsigned nthreads)
+static void ws_begin(enum lite_prof_kind kind, const void *site, int sched, bool first,
+                     enum lite_prof_decision dec, unsigned nthreads)
 {
   struct lite_prof_thread *p = &lite_prof_tls;
   uint64_t now = lite_now_ns();
   close_open_loop(p, now);
   struct lite_prof_loop_sums *sums = &p->sums;
-  if (sums->site != site || sums->row == NULL) {
+  if (sums->site != site || sums->row == NULL || sums->row->kind != kind) {
     flush_loops(p);
-    sums->row = lite_prof_row(site, LITE_PROF_LOOP, NULL);
+    sums->row = lite_prof_row(site, kind, NULL);
     sums->site = site;
   }
   p->loop = sums->row;
@@ -224,6 +224,17 @@ void lite_prof_loop_begin(const void *site, int sched, bool first, enum lite_pro
   }
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_LOOP, site, now);
+}
+
+void lite_prof_loop_begin(const void *site, int sched, bool first, enum lite_prof_decision dec,
+                          unsigned nthreads)
+{
+  ws_begin(LITE_PROF_LOOP, site, sched, first, dec, nthreads);
+}
+
+void lite_prof_sections_begin(const void *site, bool first, unsigned nthreads)
+{
+  ws_begin(LITE_PROF_SECTIONS, site, LITE_SCHED_DYNAMIC, first, LITE_DEC_DYNAMIC, nthreads);
 }
 
 bool lite_prof_loop_end(struct lite_thread *thr, int barrier)

@@ -27,6 +27,7 @@ static inline bool lite_prof_tracing(void)
 enum lite_prof_kind {
   LITE_PROF_PARALLEL,   /* a parallel region (a combined parallel loop's loop columns too) */
   LITE_PROF_LOOP,       /* a worksharing loop the runtime hands out (not gcc's inline static) */
+  LITE_PROF_SECTIONS,   /* a sections construct (its sections count as chunks) */
   LITE_PROF_BARRIER,    /* an explicit barrier (or the one gcc emits after single, sections) */
   LITE_PROF_SINGLE,     /* a single construct: how often, and how often it had a team */
   LITE_PROF_CRITICAL,   /* a critical section (unnamed or named): the wait to enter */
@@ -136,6 +137,8 @@ static inline void lite_prof_fork_publish(struct lite_pool *pool)
 #define LITE_PROF_SCHED(req) ((int)(req)->kind | ((req)->monotonic ? 0 : 8))
 void lite_prof_loop_begin(const void *site, int sched, bool first, enum lite_prof_decision dec,
                           unsigned nthreads);
+/* The same for a sections construct (sections.c); its end is lite_prof_loop_end's. */
+void lite_prof_sections_begin(const void *site, bool first, unsigned nthreads);
 /* The decision of a ring loop the member set up (first member), from its entry. */
 enum lite_prof_decision lite_prof_ws_decision(const struct lite_ws *ws);
 /* A member got a chunk / stole one (sched/steal.c). */

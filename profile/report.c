@@ -73,7 +73,8 @@ static bool in_runtime(const void *addr)
 }
 
 static const char *const kind_names[LITE_PROF_KINDS] = {
-    "parallel", "loop", "barrier", "single", "critical", "task", "taskwait", "taskgroup"};
+    "parallel", "loop", "sections", "barrier", "single", "critical", "task", "taskwait",
+    "taskgroup"};
 static const char *const decision_names[LITE_DEC_KINDS] = {
     "static", "dynamic", "guided", "own", "steal", "split", "whole", "tiny", "inline"};
 
@@ -84,6 +85,7 @@ static uint64_t total_ns(const struct lite_prof_row *row)
   switch (row->kind) {
   case LITE_PROF_PARALLEL:
   case LITE_PROF_LOOP:
+  case LITE_PROF_SECTIONS:
     return atomic_load_explicit(&row->wall_ns, memory_order_relaxed);
   case LITE_PROF_TASK:
     return atomic_load_explicit(&row->member_ns, memory_order_relaxed);
@@ -209,7 +211,8 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
     snprintf(thr, sizeof thr, "%u", hi);
   else
     snprintf(thr, sizeof thr, "%u-%u", lo, hi);
-  bool construct = row->kind == LITE_PROF_PARALLEL || row->kind == LITE_PROF_LOOP;
+  bool construct = row->kind == LITE_PROF_PARALLEL || row->kind == LITE_PROF_LOOP ||
+                   row->kind == LITE_PROF_SECTIONS;
   if (construct && member != 0)
     snprintf(waitp, sizeof waitp, "%.1f", 100.0 * (double)wait / (double)member);
   else

@@ -3,7 +3,8 @@
 
    usage: profile shape          REGIONS regions at site_regions; one region at site_loops with
                                  LOOPS uneven and LOOPS even loops, BARRIERS barriers, SINGLES
-                                 single constructs, and CRITICALS critical sections per member;
+                                 single constructs, CRITICALS critical sections per member, and
+                                 SECTIONS sections constructs of two sections;
                                  then a shell (system), which must leave the files alone
           profile fork           CHILD_REGIONS regions in a fork()ed child (its own files), after
                                  REGIONS in the parent; prints "child PID"
@@ -23,6 +24,7 @@
 #define BARRIERS 7
 #define SINGLES 5
 #define CRITICALS 3
+#define SECTIONS 4
 #define CHILD_REGIONS 9
 #define ROOT_REGIONS 20
 #define ITERS 64
@@ -93,7 +95,26 @@ __attribute__((noinline)) void site_critical(int *count)
     __asm__ volatile("");
 }
 
-__attribute__((noinline)) void site_loops(long *sum, int *single_runs, int *critical_count)
+/* Two sections, each run once by some member. */
+__attribute__((noinline)) void site_sections(int *runs)
+{
+#pragma omp sections
+    {
+#pragma omp section
+        {
+#pragma omp atomic
+            (*runs)++;
+        }
+#pragma omp section
+        {
+#pragma omp atomic
+            (*runs)++;
+        }
+    }
+}
+
+__attribute__((noinline)) void site_loops(long *sum, int *single_runs, int *critical_count,
+                                          int *section_runs)
 {
 #pragma omp parallel
     {
@@ -108,20 +129,23 @@ __attribute__((noinline)) void site_loops(long *sum, int *single_runs, int *crit
             site_single(single_runs);
         for (int c = 0; c < CRITICALS; c++)
             site_critical(critical_count);
+        for (int c = 0; c < SECTIONS; c++)
+            site_sections(section_runs);
     }
 }
 
 static void shape(void)
 {
-    int count = 0, single_runs = 0, critical_count = 0;
+    int count = 0, single_runs = 0, critical_count = 0, section_runs = 0;
     long sum = 0;
     int n = omp_get_max_threads();
     site_regions(&count);
     LITE_EXPECT(count == REGIONS * n, "regions: %d member runs, expected %d", count, REGIONS * n);
-    site_loops(&sum, &single_runs, &critical_count);
+    site_loops(&sum, &single_runs, &critical_count, &section_runs);
     LITE_EXPECT(sum == 2L * LOOPS * (ITERS * (ITERS - 1) / 2), "loops: sum %ld", sum);
     LITE_EXPECT(single_runs == SINGLES, "single ran %d times", single_runs);
     LITE_EXPECT(critical_count == CRITICALS * n, "critical: %d", critical_count);
+    LITE_EXPECT(section_runs == 2 * SECTIONS, "sections: %d runs", section_runs);
     /* A helper process with the same environment (on the preload route it loads libomp-lite
        too) must not overwrite this program's files: it ran no construct. */
     LITE_EXPECT(system("true") == 0, "system(\"true\") failed");

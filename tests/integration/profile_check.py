@@ -11,7 +11,7 @@ The counts are profile.c's."""
 import json
 import sys
 
-REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS = 50, 12, 7, 5, 3
+REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS, SECTIONS = 50, 12, 7, 5, 3, 4
 CHILD_REGIONS, ROOT_REGIONS = 9, 20
 problems = []
 
@@ -116,6 +116,10 @@ def check_shape(n, table, trace, cpus):
     expect_count(rows, "barrier", "site_barrier", BARRIERS, table)
     expect_count(rows, "single", "site_single", SINGLES, table)
     expect_count(rows, "critical", "site_critical", CRITICALS * n, table)
+    sections = expect_count(rows, "sections", "site_sections", SECTIONS, table)
+    if sections is not None and float(sections["chunks/r"]) != 2:
+        fail("%s: sections: %s chunks a run, expected 2 (its sections)" % (table,
+                                                                        sections["chunks/r"]))
     if uneven and even:
         # With more members than CPUs a balanced loop waits too, for members without a CPU.
         if n <= cpus and float(uneven["wait%"]) <= float(even["wait%"]):
@@ -134,9 +138,9 @@ def check_shape(n, table, trace, cpus):
             if begins(lanes[t], "parallel") != REGIONS + 1:
                 fail("%s: lane %s: %d regions, expected %d" % (trace, t,
                      begins(lanes[t], "parallel"), REGIONS + 1))
-            if begins(lanes[t], "loop") != 2 * LOOPS:
-                fail("%s: lane %s: %d loops, expected %d" % (trace, t, begins(lanes[t], "loop"),
-                                                             2 * LOOPS))
+            if begins(lanes[t], "loop") != 2 * LOOPS + SECTIONS:
+                fail("%s: lane %s: %d loops and sections, expected %d"
+                     % (trace, t, begins(lanes[t], "loop"), 2 * LOOPS + SECTIONS))
             if begins(lanes[t], "barrier") < BARRIERS + 2 * LOOPS:
                 fail("%s: lane %s: %d barriers, expected at least %d"
                      % (trace, t, begins(lanes[t], "barrier"), BARRIERS + 2 * LOOPS))
