@@ -24,6 +24,7 @@ static _Atomic bool thread_exit_key_live;
 static void thread_exit(void *arg)
 {
   struct lite_thread *thr = arg;
+  lite_kmpc_threadprivate_exit();
   lite_thread_release(thr);
   atomic_fetch_sub_explicit(&lite_threads_live, 1, memory_order_relaxed);
   lite_self_tls = NULL;
