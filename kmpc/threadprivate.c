@@ -3,7 +3,10 @@
    __kmpc_threadprivate_register): __kmpc_threadprivate_cached returns the calling thread's copy
    of a variable, made on first use. The initial thread's copy is the variable itself; another
    thread's starts as the variable's value at its first use by any thread (the initial value,
-   unless the program changed it before), or from the registered constructors. */
+   unless the program changed it before), or from the registered constructors. A thread's copies
+   are destroyed (the registered destructor, then freed) when the thread ends: a user thread at
+   its exit, a worker when its pool shuts down, at the latest when the library unloads at process
+   exit (init.c joins the idle workers), as LLVM destroys them at thread exit and at shutdown. */
 #include "internal.h"
 #include "kmpc.h"
 
@@ -118,8 +121,11 @@ KMPC_EXPORT void *__kmpc_threadprivate_cached(ident_t *loc, int32_t gtid, void *
   if (lite_kmpc_gtid() == 0)
     return data;
   (void)gtid;
-  if (table_used * 2 >= table_cap)
+  if (table_used * 2 >= table_cap) {
+    if (table == NULL)
+      (void)lite_self(); /* the thread's state, whose end runs lite_kmpc_threadprivate_exit */
     table_grow();
+  }
   struct tp_slot *s = slot_of(data);
   if (s->data == NULL) {
     s->copy = make_copy(data, size);
@@ -133,4 +139,25 @@ KMPC_EXPORT void *__kmpc_threadprivate_cached(ident_t *loc, int32_t gtid, void *
 KMPC_EXPORT void *__kmpc_threadprivate(ident_t *loc, int32_t gtid, void *data, size_t size)
 {
   return __kmpc_threadprivate_cached(loc, gtid, data, size, NULL);
+}
+
+/* The calling thread's copies, as it ends (team.c, thread_exit). */
+void lite_kmpc_threadprivate_exit(void)
+{
+  if (table == NULL)
+    return;
+  for (size_t i = 0; i < table_cap; i++) {
+    if (table[i].data == NULL)
+      continue;
+    lite_mutex_lock(&vars_lock);
+    struct tp_var *v = var_find_locked(table[i].data);
+    kmpc_dtor dtor = v->dtor;
+    lite_mutex_unlock(&vars_lock);
+    if (dtor != NULL)
+      dtor(table[i].copy);
+    free(table[i].copy);
+  }
+  free(table);
+  table = NULL;
+  table_cap = table_used = 0;
 }

@@ -670,6 +670,8 @@ void lite_task_included_end(struct lite_included *inc);
    task's address. omp_fulfill_event passes those to lite_kmpc_fulfill_event. */
 static inline bool lite_kmpc_event(omp_event_handle_t event) { return ((uintptr_t)event & 1) != 0; }
 void lite_kmpc_fulfill_event(omp_event_handle_t event);
+/* Destroys the calling thread's copies of clang's non-TLS threadprivate variables (kmpc/). */
+void lite_kmpc_threadprivate_exit(void);
 bool lite_taskgroup_cancelled(struct lite_thread *thr);
 void lite_taskgroup_cancel(struct lite_thread *thr);
 

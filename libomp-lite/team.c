@@ -27,6 +27,7 @@ static void thread_exit(void *arg)
   struct lite_thread *thr = arg;
   if (lite_prof_on())
     lite_prof_flush_thread(); /* its loops and barriers outside any region of its own */
+  lite_kmpc_threadprivate_exit();
   lite_thread_release(thr);
   atomic_fetch_sub_explicit(&lite_threads_live, 1, memory_order_relaxed);
   lite_self_tls = NULL;

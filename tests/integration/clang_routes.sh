@@ -1,7 +1,8 @@
 #!/bin/bash
 # clang_routes.sh: clang-built programs on libomp-lite (LLVM's runtime ABI, kmpc/). Builds
 # tests/integration/clang_abi.c with clang -fopenmp, and the gcc-built library it calls in its
-# `mixed` part (clang_mixed_lib.c), into BUILD/tests/integration/clang/, twice: linked as users
+# `mixed` part (clang_mixed_lib.c), and clang_threadprivate.cpp with clang++ -fopenmp
+# -fnoopenmp-use-tls, into BUILD/tests/integration/clang/, twice: linked as users
 # link them (against LLVM's libomp.so.5 and the system libgomp.so.1), and linked against the
 # build's drop-in directory (-L BUILD/omp-lite, with an rpath). Then runs every part through the
 # routes users take:
@@ -43,6 +44,8 @@ unset LD_PRELOAD
 
 clang=$(command -v clang-14 || command -v clang) || {
     echo "clang_routes: SKIP: no clang (apt-get install clang libomp-14-dev)"; exit 77; }
+clangxx=$(command -v clang++-14 || command -v clang++) || {
+    echo "clang_routes: SKIP: no clang++ (apt-get install clang libomp-14-dev)"; exit 77; }
 src=$srcdir/tests/integration
 out=$builddir/tests/integration/clang
 mkdir -p "$out/system" "$out/dropin" || exit 99
@@ -54,7 +57,9 @@ build() {
     local dir=$1; shift
     gcc -fopenmp -O1 -shared -fPIC "$src/clang_mixed_lib.c" -o "$dir/libclang_mixed.so" "$@" &&
     "$clang" -fopenmp -O1 -I "$src" "$src/clang_abi.c" -o "$dir/clang_abi" \
-        -L "$dir" -lclang_mixed -Wl,-rpath,"$dir" "$@"
+        -L "$dir" -lclang_mixed -Wl,-rpath,"$dir" "$@" &&
+    "$clangxx" -fopenmp -fnoopenmp-use-tls -O1 "$src/clang_threadprivate.cpp" \
+        -o "$dir/clang_threadprivate" "$@"
 }
 if ! build "$out/system" 2> "$out/system/build.log"; then
     if grep -q "cannot find -lomp\|omp.h" "$out/system/build.log"; then
@@ -68,34 +73,41 @@ if ! build "$out/dropin" -L "$dropin" -Wl,-rpath,"$dropin" 2> "$out/dropin/build
     cat "$out/dropin/build.log"; exit 99
 fi
 
-parts="parallel loops sync tasks teams mixed"
+# Each run: [OMP_NUM_THREADS=N] PROGRAM PART. The threadprivate parts ask for their teams.
+runs=
+for threads in "" 1 3; do
+    for part in parallel loops sync tasks teams mixed; do
+        runs+=" ${threads:-default}:clang_abi:$part"
+    done
+done
+runs+=" default:clang_threadprivate:copies default:clang_threadprivate:dtor"
 failed=0
 for route in $routes; do
-    for threads in "" 1 3; do
-        for part in $parts; do
-            bin=$out/system/clang_abi
-            env=()
-            case $route in
-                stock) env=(LITE_CHECK=stock) ;;
-                preload) env=("LD_PRELOAD=$lib" LITE_CHECK=on) ;;
-                ldpath) env=("LD_LIBRARY_PATH=$dropin" LITE_CHECK=only) ;;
-                rpath) bin=$out/dropin/clang_abi; env=(LITE_CHECK=only) ;;
-                *) echo "clang_routes: unknown route $route"; exit 99 ;;
-            esac
-            [ -n "$threads" ] && env+=("OMP_NUM_THREADS=$threads")
-            desc="$route: ${threads:+OMP_NUM_THREADS=$threads }clang_abi $part"
-            timeout -k 5 "$timeout_s" env "${env[@]}" "$bin" "$part" > "$out/run.log" 2>&1
-            rc=$?
-            if [ $rc -eq 0 ]; then
-                echo "  ok    $desc"
-                [ "$verbose" = 1 ] && sed 's/^/      | /' "$out/run.log"
-            else
-                echo "  FAIL  $desc: exit status $rc"
-                sed 's/^/      | /' "$out/run.log"
-                [ "$route" = stock ] && { echo "clang_routes: fails on LLVM's libomp"; exit 99; }
-                failed=$((failed + 1))
-            fi
-        done
+    for run in $runs; do
+        IFS=: read -r threads prog part <<< "$run"
+        [ "$threads" = default ] && threads=
+        bin=$out/system/$prog
+        env=()
+        case $route in
+            stock) env=(LITE_CHECK=stock) ;;
+            preload) env=("LD_PRELOAD=$lib" LITE_CHECK=on) ;;
+            ldpath) env=("LD_LIBRARY_PATH=$dropin" LITE_CHECK=only) ;;
+            rpath) bin=$out/dropin/$prog; env=(LITE_CHECK=only) ;;
+            *) echo "clang_routes: unknown route $route"; exit 99 ;;
+        esac
+        [ -n "$threads" ] && env+=("OMP_NUM_THREADS=$threads")
+        desc="$route: ${threads:+OMP_NUM_THREADS=$threads }$prog $part"
+        timeout -k 5 "$timeout_s" env "${env[@]}" "$bin" "$part" > "$out/run.log" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            echo "  ok    $desc"
+            [ "$verbose" = 1 ] && sed 's/^/      | /' "$out/run.log"
+        else
+            echo "  FAIL  $desc: exit status $rc"
+            sed 's/^/      | /' "$out/run.log"
+            [ "$route" = stock ] && { echo "clang_routes: fails on LLVM's libomp"; exit 99; }
+            failed=$((failed + 1))
+        fi
     done
 done
 [ $failed -eq 0 ] || { echo "clang_routes: $failed runs failed"; exit 1; }

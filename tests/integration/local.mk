@@ -541,7 +541,7 @@ check_SCRIPTS += $(CLANG_TESTS)
 TESTS += $(CLANG_TESTS)
 CLEANFILES += $(CLANG_TESTS)
 EXTRA_DIST += tests/integration/clang_routes.sh tests/integration/clang_abi.c \
-	tests/integration/clang_mixed_lib.c
+	tests/integration/clang_mixed_lib.c tests/integration/clang_threadprivate.cpp
 
 $(CLANG_TESTS): Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/integration && \

@@ -32,40 +32,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$builddir" ] || builddir=$(pwd)
 builddir=$(cd "$builddir" && pwd)
-tsanbuild=$builddir/tests/tsan/build
-flags="-O1 -g -fsanitize=thread"
-
-# Can this machine run a ThreadSanitizer program at all? (Some kernels' address-space layouts
-# make the runtime refuse to start.)
-probe=$(mktemp -d "${TMPDIR:-/tmp}/tsan-probe.XXXXXX") || exit 99
-trap 'rm -rf "$probe"' EXIT
-echo 'int main(void) { return 0; }' > "$probe/p.c"
-if ! gcc $flags "$probe/p.c" -o "$probe/p" > "$probe/log" 2>&1 || ! "$probe/p" >> "$probe/log" 2>&1
-then
-    echo "SKIP: gcc -fsanitize=thread programs do not build or run here:"
-    sed 's/^/  | /' "$probe/log"
-    exit 77
-fi
-
-# The instrumented build is configured from a copy of the sources: configure refuses a source
-# tree that was configured in place (as .ci/run's is). Automake's distdir makes the copy and
-# keeps the files' times, so the build, configured once, recompiles only what changed. The outer
-# make's job server is not ours to use (this script is one test among make check's).
-run_make() { env -u MAKEFLAGS -u MFLAGS make "$@"; }
-tsansrc=$builddir/tests/tsan/src
-mkdir -p "$tsanbuild" || exit 99
-run_make -s -C "$builddir" distdir distdir="$tsansrc" > "$tsanbuild/distdir.log" 2>&1 || {
-    echo "run-tsan.sh: could not copy the sources:"; tail -n 30 "$tsanbuild/distdir.log"; exit 99; }
-cd "$tsanbuild" || exit 99
-if [ ! -f Makefile ] || [ "$tsansrc/configure" -nt config.status ]; then
-    echo "configuring an instrumented build in $tsanbuild"
-    "$tsansrc/configure" -q CFLAGS="$flags" CXXFLAGS="$flags" FCFLAGS="$flags" \
-        LDFLAGS="-fsanitize=thread" > configure.log 2>&1 || {
-        echo "run-tsan.sh: configure failed (see $tsanbuild/configure.log)"; exit 99; }
-fi
-echo "building libomp-lite and the test programs with $flags"
-run_make -s -j2 all > build.log 2>&1 && run_make -s -j2 check TESTS= >> build.log 2>&1 || {
-    echo "run-tsan.sh: the instrumented build failed:"; tail -n 30 build.log; exit 99; }
+name=tsan flags="-O1 -g -fsanitize=thread" ldflags="-fsanitize=thread"
+. "$srcdir/tests/sanitizer-build.sh"
 
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$here/suppressions.txt"
 # Instrumented programs run several times slower; 16 and 64 threads on 2 CPUs more so.
@@ -75,8 +43,8 @@ export LITE_TEST_TSAN=1
 
 status=0
 tests=$(bash "$srcdir/tests/integration/run-routes.sh" --list | tr ' ' '\n' | grep -vx 'dlclose\|fork\|memcheck')
-bash "$srcdir/tests/integration/run-routes.sh" --builddir "$tsanbuild" ldpath $tests || status=1
-bash "$srcdir/tests/worksharing/run-ws.sh" --builddir "$tsanbuild" --srcdir "$srcdir" ldpath ||
+bash "$srcdir/tests/integration/run-routes.sh" --builddir "$sanbuild" ldpath $tests || status=1
+bash "$srcdir/tests/worksharing/run-ws.sh" --builddir "$sanbuild" --srcdir "$srcdir" ldpath ||
     status=1
 if [ $status -eq 0 ]; then
     echo "PASS: no ThreadSanitizer report, every test passed"
