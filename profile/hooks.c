@@ -241,9 +241,9 @@ bool lite_prof_loop_end(struct lite_thread *thr, int barrier)
 {
   struct lite_prof_thread *p = &lite_prof_tls;
   unsigned n = lite_loop_team_size(thr);
-  uint64_t finished = lite_now_ns();
   bool cancelled = false;
   lite_loop_finish(thr, barrier == 1);
+  uint64_t finished = lite_now_ns(); /* the wait is the barrier's alone */
   if (barrier != 0 && lite_prof_tracing())
     lite_trace_begin(LITE_TR_BARRIER, NULL, finished);
   if (barrier == 1)
