@@ -26,7 +26,7 @@ static void thread_exit(void *arg)
 {
   struct lite_thread *thr = arg;
   if (lite_prof_on())
-    lite_prof_flush_thread(); /* its loops and barriers outside any region of its own */
+    lite_prof_thread_exit(); /* its sums go to the rows, its profile state goes */
   lite_kmpc_threadprivate_exit();
   lite_thread_release(thr);
   atomic_fetch_sub_explicit(&lite_threads_live, 1, memory_order_relaxed);

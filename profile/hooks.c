@@ -71,7 +71,7 @@ static void flush_barriers(struct lite_prof_thread *p);
 
 void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const void *fn)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   r->t0 = lite_now_ns();
   r->t1 = r->t2 = 0;
   r->row = lite_prof_row(site, LITE_PROF_PARALLEL, fn);
@@ -90,7 +90,7 @@ void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const 
 void lite_prof_region_forked(struct lite_prof_region *r, struct lite_thread *thr, bool combined)
 {
   r->t1 = lite_now_ns();
-  lite_prof_tls.pending_row = NULL;
+  lite_prof_self()->pending_row = NULL;
   if (combined && thr->ws != NULL)
     add(&r->row->decisions[lite_prof_ws_decision(thr->ws)], 1);
 }
@@ -98,7 +98,7 @@ void lite_prof_region_forked(struct lite_prof_region *r, struct lite_thread *thr
 void lite_prof_region_joining(struct lite_prof_region *r)
 {
   r->t2 = lite_now_ns();
-  close_open_loop(&lite_prof_tls, r->t2); /* before the join's interval opens */
+  close_open_loop(lite_prof_self(), r->t2); /* before the join's interval opens */
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_JOIN, NULL, r->t2);
 }
@@ -106,7 +106,7 @@ void lite_prof_region_joining(struct lite_prof_region *r)
 void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, unsigned n,
                           enum lite_prof_decision inline_decision)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   struct lite_prof_row *row = r->row;
   uint64_t t3 = lite_now_ns();
   close_open_loop(p, t3);
@@ -153,7 +153,7 @@ void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, un
 
 void lite_prof_member_begin(struct lite_pool *pool)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   p->region = pool->prof_row;
   p->loop = NULL;
   p->chunks = p->steals = 0;
@@ -163,7 +163,7 @@ void lite_prof_member_begin(struct lite_pool *pool)
 
 void lite_prof_member_end(struct lite_slot *slot)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   uint64_t now = lite_now_ns();
   close_open_loop(p, now);
   flush_loops(p);
@@ -201,7 +201,7 @@ enum lite_prof_decision lite_prof_ws_decision(const struct lite_ws *ws)
 static void ws_begin(enum lite_prof_kind kind, const void *site, int sched, bool first,
                      enum lite_prof_decision dec, unsigned nthreads)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   uint64_t now = lite_now_ns();
   close_open_loop(p, now);
   struct lite_prof_loop_sums *sums = &p->sums;
@@ -239,7 +239,7 @@ void lite_prof_sections_begin(const void *site, bool first, unsigned nthreads)
 
 bool lite_prof_loop_end(struct lite_thread *thr, int barrier)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   unsigned n = lite_loop_team_size(thr);
   bool cancelled = false;
   lite_loop_finish(thr, barrier == 1);
@@ -286,7 +286,7 @@ static void flush_barriers(struct lite_prof_thread *p)
 
 void lite_prof_barrier(struct lite_thread *thr, const void *site)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   uint64_t start = lite_now_ns();
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_BARRIER, site, start);
@@ -308,9 +308,19 @@ void lite_prof_barrier(struct lite_thread *thr, const void *site)
 
 void lite_prof_flush_thread(void)
 {
-  close_open_loop(&lite_prof_tls, lite_now_ns());
-  flush_loops(&lite_prof_tls);
-  flush_barriers(&lite_prof_tls);
+  struct lite_prof_thread *p = lite_prof_self();
+  close_open_loop(p, lite_now_ns());
+  flush_loops(p);
+  flush_barriers(p);
+}
+
+void lite_prof_thread_exit(void)
+{
+  struct lite_prof_thread *p = lite_prof_tls;
+  if (p == NULL)
+    return;
+  lite_prof_flush_thread();
+  lite_prof_thread_free(p);
 }
 
 void lite_prof_single(const void *site, bool won)
@@ -339,27 +349,28 @@ void lite_prof_critical(_Atomic uint32_t *mutex, const void *site)
    between regions: the region it ran last, whose end it waits after). */
 static struct lite_prof_row *current_row(void)
 {
-  struct lite_prof_thread *p = &lite_prof_tls;
+  struct lite_prof_thread *p = lite_prof_self();
   return p->loop != NULL ? p->loop : p->region;
 }
 
 void lite_prof_park_begin(void)
 {
   uint64_t now = lite_now_ns();
-  lite_prof_tls.park_start_ns = now;
+  lite_prof_self()->park_start_ns = now;
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_PARKED, NULL, now);
 }
 
 void lite_prof_park_end(void)
 {
-  uint64_t now = lite_now_ns(), start = lite_prof_tls.park_start_ns;
+  struct lite_prof_thread *p = lite_prof_self();
+  uint64_t now = lite_now_ns(), start = p->park_start_ns;
   struct lite_prof_row *row = current_row();
   if (row != NULL && start != 0) {
     add(&row->parks, 1);
     add(&row->park_ns, now > start ? now - start : 0);
   }
-  lite_prof_tls.park_start_ns = 0;
+  p->park_start_ns = 0;
   if (lite_prof_tracing())
     lite_trace_end(LITE_TR_PARKED, now, 0, 0);
 }

@@ -78,7 +78,10 @@ void lite_prof_each_row(void (*f)(struct lite_prof_row *row, void *arg), void *a
 extern _Atomic uint64_t lite_prof_team_sizes;
 void lite_prof_note_team(unsigned n);
 
-/* A thread's profile state (thread-local, initial-exec as lite_self_tls). */
+/* A thread's profile state, allocated on its first hook (lite_prof_self). Only the pointer is
+   thread-local (initial-exec, as lite_self_tls): a library loaded by dlopen (OpenBLAS loading
+   libgomp.so.1 under python) takes initial-exec TLS from glibc's small reserve, so the state
+   itself (~260 bytes) does not go there. */
 struct lite_prof_thread {
   struct lite_prof_row *region; /* the region it is a member of (or last was: its idle parks) */
   struct lite_prof_row *loop;   /* the loop it is in, if the runtime hands it out */
@@ -105,7 +108,16 @@ struct lite_prof_thread {
   unsigned bar_threads;
   struct lite_trace_buf *trace; /* its trace buffer (trace.c), made on its first event */
 };
-extern __thread struct lite_prof_thread lite_prof_tls __attribute__((tls_model("initial-exec")));
+extern __thread struct lite_prof_thread *lite_prof_tls __attribute__((tls_model("initial-exec")));
+struct lite_prof_thread *lite_prof_thread_make(void);
+static inline struct lite_prof_thread *lite_prof_self(void)
+{
+  struct lite_prof_thread *p = lite_prof_tls;
+  return lite_likely(p != NULL) ? p : lite_prof_thread_make();
+}
+/* At a thread's exit (team.c): its sums go to the rows, and its state goes. */
+void lite_prof_thread_exit(void);
+void lite_prof_thread_free(struct lite_prof_thread *p); /* site_table.c */
 
 /* ---------------------------------------------------------------- hooks (hooks.c) */
 
@@ -128,8 +140,9 @@ void lite_prof_member_end(struct lite_slot *slot);
 /* The leader at the fork: the row the workers add to (team.c lite_team_fork). */
 static inline void lite_prof_fork_publish(struct lite_pool *pool)
 {
-  LITE_SET_IF_CHANGED(pool->prof_row, lite_prof_tls.pending_row);
-  lite_prof_tls.pending_row = NULL;
+  struct lite_prof_thread *p = lite_prof_self();
+  LITE_SET_IF_CHANGED(pool->prof_row, p->pending_row);
+  p->pending_row = NULL;
 }
 
 /* A member starts a loop the runtime hands out (loop.c, loop_ull.c): first, if it claimed the
@@ -145,12 +158,12 @@ enum lite_prof_decision lite_prof_ws_decision(const struct lite_ws *ws);
 static inline void lite_prof_chunk(void)
 {
   if (lite_prof_on())
-    lite_prof_tls.chunks++;
+    lite_prof_self()->chunks++;
 }
 static inline void lite_prof_steal(void)
 {
   if (lite_prof_on())
-    lite_prof_tls.steals++;
+    lite_prof_self()->steals++;
 }
 /* GOMP_loop_end and friends with the profile on: finish, the barrier if any, and the record. */
 bool lite_prof_loop_end(struct lite_thread *thr, int barrier); /* 0 none, 1 plain, 2 cancel */

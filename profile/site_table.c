@@ -7,13 +7,31 @@
    share a line. The table's memory is never touched while the profile is off. */
 #include "profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define PROF_ROWS 1024
 #define TAG_KIND_SHIFT 56
 #define TAG_SITE_MASK ((UINT64_C(1) << TAG_KIND_SHIFT) - 1)
 
-__thread struct lite_prof_thread lite_prof_tls __attribute__((tls_model("initial-exec")));
+__thread struct lite_prof_thread *lite_prof_tls __attribute__((tls_model("initial-exec")));
+
+/* Out of memory, every thread shares this one: the numbers blur, nothing breaks. */
+static struct lite_prof_thread shared_fallback;
+
+struct lite_prof_thread *lite_prof_thread_make(void)
+{
+  struct lite_prof_thread *p = calloc(1, sizeof *p);
+  lite_prof_tls = p != NULL ? p : &shared_fallback;
+  return lite_prof_tls;
+}
+
+void lite_prof_thread_free(struct lite_prof_thread *p)
+{
+  lite_prof_tls = NULL;
+  if (p != &shared_fallback)
+    free(p); /* its trace buffer stays on the list of buffers until exit */
+}
 
 static struct lite_prof_row rows[PROF_ROWS];
 /* Row i is in use once tags[i] is not 0 (apart from the rows: a lookup reads only the tags). */
@@ -86,9 +104,11 @@ void lite_prof_after_fork(void)
   for (unsigned i = 0; i < PROF_ROWS; i++)
     atomic_store_explicit(&tags[i], 0, memory_order_relaxed);
   atomic_store_explicit(&lite_prof_team_sizes, 0, memory_order_relaxed);
-  lite_prof_tls.region = NULL;
-  lite_prof_tls.loop = NULL;
-  lite_prof_tls.pending_row = NULL;
-  lite_prof_tls.chunks = lite_prof_tls.steals = 0;
+  struct lite_prof_thread *p = lite_prof_tls;
+  if (p != NULL) {
+    struct lite_trace_buf *trace = p->trace;
+    memset(p, 0, sizeof *p);
+    p->trace = trace; /* emptied by lite_trace_after_fork */
+  }
   lite_trace_after_fork();
 }

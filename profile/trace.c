@@ -65,7 +65,7 @@ static struct lite_trace_buf *make_buf(void)
   do
     buf->next = head;
   while (!atomic_compare_exchange_weak(&buffers, &head, buf));
-  lite_prof_tls.trace = buf;
+  lite_prof_self()->trace = buf;
   return buf;
 }
 
@@ -79,7 +79,7 @@ static void put(struct lite_trace_buf *buf, char ph, enum lite_trace_name name, 
 
 void lite_trace_begin(enum lite_trace_name name, const void *site, uint64_t ts)
 {
-  struct lite_trace_buf *buf = lite_prof_tls.trace;
+  struct lite_trace_buf *buf = lite_prof_self()->trace;
   if (buf == NULL && (buf = make_buf()) == NULL)
     return;
   uint32_t d = buf->depth++;
@@ -100,7 +100,7 @@ void lite_trace_begin(enum lite_trace_name name, const void *site, uint64_t ts)
 
 void lite_trace_end(enum lite_trace_name name, uint64_t ts, uint64_t arg1, uint64_t arg2)
 {
-  struct lite_trace_buf *buf = lite_prof_tls.trace;
+  struct lite_trace_buf *buf = lite_prof_self()->trace;
   if (buf == NULL || buf->depth == 0)
     return; /* its begin came before the buffer (or before a fork emptied it) */
   uint32_t d = --buf->depth;
@@ -113,7 +113,7 @@ void lite_trace_end(enum lite_trace_name name, uint64_t ts, uint64_t arg1, uint6
 void lite_trace_after_fork(void)
 {
   /* The other threads' buffers stay behind (their threads are not in the child). */
-  struct lite_trace_buf *mine = lite_prof_tls.trace;
+  struct lite_trace_buf *mine = lite_prof_tls != NULL ? lite_prof_tls->trace : NULL;
   atomic_store(&buffers, NULL);
   atomic_store(&closed, false);
   if (mine != NULL) {
