@@ -4,6 +4,7 @@
    gets; if(false) regions come as a __kmpc_serialized_parallel pair around a direct call. */
 #include "internal.h"
 #include "kmpc.h"
+#include "profile/profile.h"
 
 #include <stdarg.h>
 
@@ -43,7 +44,12 @@ KMPC_EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microta
   unsigned num_threads = push->num_threads, flags = push->proc_bind;
   push->num_threads = 0;
   push->proc_bind = 0;
-  GOMP_parallel(run_microtask, &frame, num_threads, flags);
+  /* Profiled, the region's row is the clang caller's site, as a gcc caller's is. */
+  if (lite_prof_on())
+    lite_parallel_run_profiled(__builtin_return_address(0), run_microtask, &frame, num_threads,
+                               flags, NULL, NULL);
+  else
+    GOMP_parallel(run_microtask, &frame, num_threads, flags);
 }
 
 static void nothing(void *arg) { (void)arg; }

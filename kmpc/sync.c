@@ -3,11 +3,15 @@
    point of the same construct uses. */
 #include "internal.h"
 #include "kmpc.h"
+#include "profile/profile.h"
 
 KMPC_EXPORT void __kmpc_barrier(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
-  lite_barrier_wait(lite_self());
+  if (lite_prof_on())
+    lite_prof_barrier(lite_self(), __builtin_return_address(0));
+  else
+    lite_barrier_wait(lite_self());
 }
 
 KMPC_EXPORT int32_t __kmpc_single(ident_t *loc, int32_t gtid)
