@@ -378,8 +378,9 @@ static void count_member(_Atomic unsigned long *counter)
    q's team, or no member (me < 0: omp_fulfill_event from another thread, under q's lock). The
    successors its completion makes ready go to the completing member's queue (member 0's for
    another thread), where it takes its next task: a chain of dependent tasks stays on one thread
-   while it has nothing else to do. */
-static void complete(struct lite_tasks *q, struct lite_task *t, int me)
+   while it has nothing else to do. With keep, the first of them goes to *keep instead, not
+   queued: the caller runs it next, or queues it (keep_or_push). */
+static void complete(struct lite_tasks *q, struct lite_task *t, int me, struct lite_task **keep)
 {
   struct lite_task *p = t->parent;
   if (t->ndeps != 0) {
@@ -393,9 +394,12 @@ static void complete(struct lite_tasks *q, struct lite_task *t, int me)
         t->succ[nready++] = s;
     }
     dep_unlock(p);
-    if (nready != 0) {
+    unsigned first = 0;
+    if (keep != NULL && nready != 0)
+      *keep = t->succ[first++];
+    if (nready > first) {
       struct lite_member_q *mq = lite_tq_own(q, me >= 0 ? (unsigned)me : 0);
-      for (unsigned i = 0; i < nready; i++)
+      for (unsigned i = first; i < nready; i++)
         lite_tq_push(q, mq, t->succ[i]);
     }
     free(t->succ);
@@ -436,9 +440,14 @@ static struct lite_task *take_for(struct lite_thread *thr, struct lite_tasks *q,
   return lite_tq_take(thr, q, lite_tq_member(thr, q), team_size(thr), ok, arg);
 }
 
-/* Completes t's body; then, if rule is given and its wait is not over, takes the next task the
-   rule lets this thread run: from its own queue first, where t's completion put the tasks it
-   made ready. */
+/* Completes t's body; then returns the next task this thread runs: without a rule (a thread
+   helping in a barrier), a successor t's completion made ready, if any; with one, if its wait is
+   not over, such a successor if the rule lets this thread run it, else a task from its own
+   queue first, where t's completion put the others. A successor run at once is never queued,
+   so that nobody else takes it between its queueing and its completer's next look: a chain of
+   dependent tasks then moved between the creator, waiting in a taskwait, and a thread in the
+   barrier at every link (taskbench task-dep-chain at 2 threads, 0.54 -> 0.73 us a task, before
+   the completer kept it). */
 static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *t,
                                      const struct wait_rule *rule, void *arg)
 {
@@ -459,10 +468,22 @@ static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *
     }
     q_unlock(q);
   }
+  struct lite_task *next = NULL;
+  unsigned me = lite_tq_member(thr, q);
   if (!detached)
-    complete(q, t, (int)lite_tq_member(thr, q));
+    complete(q, t, (int)me, &next);
   wake(q);
-  if (rule != NULL && !rule->done(q, arg))
+  bool more = rule == NULL || !rule->done(q, arg);
+  if (next != NULL) {
+    if (more && (rule == NULL || rule->ok == NULL || rule->ok(next, arg))) {
+      set_state(next, LITE_TASK_RUNNING);
+      lite_tq_count_op();
+      return next;
+    }
+    lite_tq_push(q, lite_tq_own(q, me), next);
+    wake(q);
+  }
+  if (rule != NULL && more)
     return take_for(thr, q, rule->ok, arg);
   return NULL;
 }
@@ -488,9 +509,12 @@ static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task
   return finish_body(thr, t, rule, arg);
 }
 
+/* Runs t and the successors its completion keeps for this thread (finish_body). */
 static void run_task(struct lite_thread *thr, struct lite_task *t)
 {
-  run_task_then(thr, t, NULL, NULL);
+  struct lite_task *next = run_task_then(thr, t, NULL, NULL);
+  while (next != NULL)
+    next = run_task_then(thr, next, NULL, NULL);
 }
 
 /* -------------------------------------------------------------------------------- waiting */
@@ -633,11 +657,17 @@ static const struct wait_rule deps_rule = {no_predecessors, is_sibling_of, sibli
 static const struct wait_rule detach_rule = {task_done, NULL, detach_changed};
 static const struct wait_rule taskgroup_rule = {group_done, in_group, group_changed};
 
+/* Runs t, then the successors each completion keeps for it (finish_body). */
+static void run_chain(struct lite_thread *thr, struct lite_task *t)
+{
+  while (t != NULL)
+    t = run_task_then(thr, t, NULL, NULL);
+}
+
 bool lite_tasks_help_slow(struct lite_thread *thr, struct lite_tasks *q)
 {
   struct lite_task *t = take_for(thr, q, NULL, NULL);
-  if (t != NULL)
-    run_task(thr, t);
+  run_chain(thr, t);
   return t != NULL;
 }
 
@@ -659,8 +689,7 @@ bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint3
 {
   struct region_gen r = {q->pool, gen};
   struct lite_task *t = take_for(thr, q, of_region, &r);
-  if (t != NULL)
-    run_task(thr, t);
+  run_chain(thr, t);
   return t != NULL;
 }
 
@@ -992,7 +1021,7 @@ void omp_fulfill_event(omp_event_handle_t event)
     lite_fatal("omp_fulfill_event: the event was fulfilled already");
   t->fulfilled = true;
   if (state_of(t) == LITE_TASK_DETACHED)
-    complete(q, t, me);
+    complete(q, t, me, NULL);
   /* Under the lock, unlike elsewhere: when this thread is not a member of t's team, the team may
      end as soon as the lock is free, and a team of one goes with its encountering thread's frame
      (see lite_tasks_retire). Waking after the unlock read a reused frame's bytes as the queue's
