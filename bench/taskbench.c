@@ -55,7 +55,10 @@
                                        (not for task-all, where every thread creates)
      construct fib serial_us <us>      the same fib(n) without tasks, on one thread (the
                                        fastest of 5)
-   Lines starting with '#' are information for people. */
+   Lines starting with '#' are information for people. Under libomp-lite with
+   OMPLITE_TASK_COUNTERS=1, the runtime adds one at exit, on stderr: its task operations and how
+   many of them touched another member's queue or a lock or line shared by the team (issue 24's
+   contention count; run one row per process, as run-bench does, to read it per row). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>

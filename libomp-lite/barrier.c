@@ -123,14 +123,18 @@ void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsign
 
 /* A task became ready: wake one thread parked in a barrier of the team, if any, to run it. The
    woken waiter finds its word unchanged and looks at the tasks (the futex words are not
-   changed, so waiters that poll are not disturbed). */
+   changed, so waiters that poll are not disturbed). One in each place where one sleeps: a
+   sleeper counted on release may be awake already (between its futex call and its count's
+   decrement), and waking only there left the leader asleep in its gather while the team's
+   other members each ran a task that waited for the next one to start (tasks.c, part steal,
+   3 threads: one run in three hung, with one queue per team and with one per member). */
 void lite_barrier_poke(struct lite_pool *pool)
 {
   if (atomic_load(&pool->release_sleepers) != 0)
     lite_futex_wake(&pool->release, 1);
-  else if (atomic_load(&pool->join_sleepers) != 0)
+  if (atomic_load(&pool->join_sleepers) != 0)
     lite_futex_wake(&pool->join_word, 1);
-  else if (atomic_load(&pool->gen_sleepers) != 0)
+  if (atomic_load(&pool->gen_sleepers) != 0)
     lite_futex_wake(&pool->gen, INT32_MAX); /* members on call after the region's end (team.c) */
 }
 

@@ -107,7 +107,8 @@ struct lite_task;
 /* A taskgroup region: counts the tasks that belong to it until they complete. */
 struct lite_taskgroup {
   struct lite_taskgroup *prev; /* the enclosing taskgroup of the same task */
-  unsigned incomplete;         /* its tasks not complete yet (under the queue's lock) */
+  _Atomic unsigned incomplete; /* its tasks not complete yet */
+  _Atomic unsigned ready;      /* of which in a ready queue, with this group as their innermost */
   _Atomic bool cancelled;
   uintptr_t *reductions;       /* its task reductions and the enclosing ones (task_reduction.c) */
   bool workshare;              /* made by a worksharing construct's reduction(task, ...) */
@@ -130,30 +131,35 @@ struct lite_dep_table {
 enum lite_task_state { LITE_TASK_WAITING, LITE_TASK_READY, LITE_TASK_RUNNING,
                        LITE_TASK_DETACHED, LITE_TASK_DONE };
 
-/* A task: an explicit one (allocated with its data) or a thread's implicit one. Every field but
-   fn/data is read and written under the lock of the queue the task was created in. */
+/* A task: an explicit one (allocated with its data) or a thread's implicit one. next/prev are
+   the ready queue's (under that member queue's lock); npred, succ and the dependence table of
+   its children under its parent's dep_lock (task.c, "Locks"). */
 struct lite_task {
   struct lite_task *parent;           /* the task that created it; NULL for implicit tasks */
-  struct lite_tasks *queue;           /* the team's task queue it was created in */
+  struct lite_tasks *queue;           /* the team's task queues it was created in */
   struct lite_taskgroup *group;       /* the taskgroup it belongs to, if any */
   struct lite_taskgroup *taskgroup;   /* the innermost taskgroup open in it */
   void (*fn)(void *);
   void *data;
-  struct lite_task *next, *prev;      /* in the queue's ready list */
-  struct lite_task *sib_next, *sib_prev; /* in its parent's list of ready children */
-  struct lite_task *ready_children;   /* its children that are ready to run */
-  /* Its children not complete yet: changed under the queue's lock, read without it by the
-     task itself at a taskwait (atomic, so that reading 0 also sees what the children wrote). */
+  struct lite_task *next, *prev;      /* in a member's ready queue */
+  /* Its children not complete yet (atomic adds: a creation by this task, a completion by any
+     thread; reading 0 also sees what the children wrote). */
   _Atomic unsigned children;
-  /* The tasks it depends on not complete yet: changed under the queue's lock, read without it
-     by the thread that runs an undeferred task (atomic, as children is). */
+  _Atomic unsigned ready_kids;        /* of which in a ready queue */
+  /* Who still points to it: its completion (or its creator, for an undeferred or included
+     task), and each incomplete child. The thread that drops the last reference frees it. */
+  _Atomic unsigned refs;
+  _Atomic uint32_t dep_lock;          /* the dependences among its children */
+  /* The tasks it depends on not complete yet: changed under its parent's dep_lock, read
+     without it by the thread that runs an undeferred task. */
   _Atomic unsigned npred;
   unsigned nsucc, succ_cap;
   struct lite_task **succ;            /* the tasks that depend on it */
   void **dep_addrs;                   /* its depend addresses, to take out of the table */
   unsigned ndeps;
+  int priority;                       /* its priority clause, at most max-task-priority-var */
   struct lite_dep_table *deps;        /* dependences among its children */
-  enum lite_task_state state;
+  enum lite_task_state state;         /* __atomic_* where read by another thread */
   bool implicit, final, detach, fulfilled, creator_owns;
   bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
   bool had_children;                  /* it created a task: a pointer to it left this thread */
@@ -161,15 +167,32 @@ struct lite_task {
   struct lite_icv icv;                /* its data environment's ICVs */
 };
 
-/* The task queue of a team (or of a thread outside any parallel region). */
-struct lite_tasks {
+/* One member's ready queue (task_queue.c), on lines of its own: the member pushes and takes at
+   the tail, other members steal at the head; tasks with a priority wait in prio, highest
+   first, and are taken before the others. created and completed count the tasks this member
+   made and completed (single writer each; the drain sums them over the members). */
+struct lite_member_q {
   _Atomic uint32_t lock;
-  struct lite_task *head, *tail;      /* ready tasks, oldest first */
-  _Atomic unsigned incomplete;        /* tasks created here and not complete */
-  _Atomic unsigned ready;             /* of which in the ready list: what a waiter may run */
-  _Atomic uint32_t gen;               /* bumped when a task becomes ready or completes */
+  _Atomic unsigned n;                 /* tasks in it: read without the lock */
+  struct lite_task *head, *tail;
+  struct lite_task *prio;
+  _Atomic unsigned long created, completed;
+} LITE_ALIGNED;
+
+/* The task queues of a team (or of a thread outside any parallel region): one per member. The
+   member queues after the first are allocated at the member's first task, and stay until
+   lite_tasks_retire. */
+struct lite_tasks {
+  _Atomic uint32_t lock;              /* rare paths: allocating members, omp_fulfill_event */
+  _Atomic unsigned ready;             /* member queues that hold a ready task */
+  _Atomic uint32_t gen;               /* task waiters' futex word: bumped only for sleepers */
   _Atomic uint32_t sleepers;
+  _Atomic bool used;                  /* a task was made here: barriers look at the counts */
+  _Atomic unsigned nmembers;          /* member queues allocated (members[0, nmembers)) */
+  _Atomic unsigned long foreign_completed; /* completions by threads of no member (fulfil) */
+  struct lite_member_q *_Atomic *members; /* LITE_MAX_TEAM_THREADS entries, or NULL */
   struct lite_pool *pool;             /* the team's workers, whose barrier waits run tasks */
+  struct lite_member_q local;         /* member 0's */
 };
 
 struct lite_thread {
@@ -589,7 +612,8 @@ static inline void lite_task_implicit_init(struct lite_task *t)
   t->final = false;
   t->had_children = false;
   atomic_store_explicit(&t->children, 0, memory_order_relaxed);
-  t->ready_children = NULL;
+  atomic_store_explicit(&t->ready_kids, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->dep_lock, 0, memory_order_relaxed);
   t->taskgroup = NULL;
   t->deps = NULL;
   t->state = LITE_TASK_RUNNING;
@@ -612,12 +636,12 @@ static inline struct lite_tasks *lite_tasks_of(struct lite_thread *thr)
 }
 
 /* The task part of a barrier (and of the end of a region): runs the queue's tasks until none
-   is incomplete. One load when there are none. */
+   is incomplete. One load when no task was ever made there. */
 void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q);
 static inline void lite_tasks_drain(struct lite_thread *thr)
 {
   struct lite_tasks *q = lite_tasks_of(thr);
-  if (lite_unlikely(atomic_load_explicit(&q->incomplete, memory_order_acquire) != 0))
+  if (lite_unlikely(atomic_load_explicit(&q->used, memory_order_acquire)))
     lite_tasks_drain_slow(thr, q);
 }
 
@@ -628,11 +652,11 @@ static inline void lite_tasks_drain(struct lite_thread *thr)
 void lite_tasks_retire(struct lite_tasks *q);
 
 /* GOMP_task, with a hook for GOMP_taskloop: prepare(copy, arg) runs on the task's own copy of
-   its data before the task can start. */
+   its data before the task can start; priority: the clause's value (0 without one). */
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                       long arg_size, long arg_align, bool if_clause, unsigned flags,
                       void **depend, void *detach, void (*prepare)(void *, void *),
-                      void *prepare_arg);
+                      void *prepare_arg, int priority);
 
 /* A thread waiting in a barrier runs a ready task of its team, if there is one (so that tasks
    made after it arrived do not all fall to their creator). Returns whether it ran one. */

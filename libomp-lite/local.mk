@@ -29,6 +29,8 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/scope.c \
 	libomp-lite/error.c \
 	libomp-lite/task.c \
+	libomp-lite/task_queue.c \
+	libomp-lite/task_queue.h \
 	libomp-lite/taskloop.c \
 	libomp-lite/task_reduction.c \
 	libomp-lite/target.c \

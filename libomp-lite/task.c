@@ -1,24 +1,32 @@
 /* Explicit tasks: task, taskwait, taskgroup, taskyield, depend and detach (OpenMP 5.2 §12).
 
-   Each team has one task queue (struct lite_tasks, in the team) under one lock: the ready tasks
-   in creation order, and in each task the list of its own ready children. A task whose depend
-   clauses name incomplete sibling tasks waits in no list until they complete. Threads run queued
-   tasks at the task scheduling points where that cannot deadlock a conforming program: at
-   barriers and at the end of the region (any task of the team), in taskwait (the waiting task's
-   children), in taskgroup end (tasks of the group), and while an undeferred task waits for its
-   dependences (its siblings).
+   Every member of a team has its own queue of ready tasks (task_queue.c): a member pushes the
+   tasks it makes at its own end and runs them from there, newest first; a member with nothing
+   to do steals the oldest task of another member's queue, nearest members first. Threads run
+   queued tasks at the task scheduling points where that cannot deadlock a conforming program:
+   at barriers and at the end of the region (any task of the team), in taskwait (the waiting
+   task's children), in taskgroup end (tasks of the group, and the waiting task's children), and
+   while an undeferred task waits for its dependences (its siblings); always from their own
+   queue first.
+
+   Locks. No lock is shared by the whole team on the common path. A member queue's lock orders
+   its list; the counts of a task's children, references and ready children, and of a
+   taskgroup's tasks, are atomic; the dependences among the children of a task (its table,
+   their predecessor counts and successor lists, and the moment one of them with dependences
+   completes) are under that task's own dep_lock. The team's lock (struct lite_tasks) is taken
+   only to allocate a member's queue and for detached tasks (a task's end and omp_fulfill_event
+   meet there). Lock order: the team's lock, then a dep_lock, then a member queue's lock.
 
    A task runs at once on the encountering thread, which waits for it to complete (undeferred),
    when its if clause is false or it is final or inside a final task; it still waits for its
    dependences first. In a team of one, or outside any parallel region, where no other thread
    could run it, a task whose dependences are met also runs at once, but a detached one completes
    only when its event is fulfilled, without the encountering thread waiting for that.
-
-   One lock per team still orders every creation, start and completion (issue 24 asks for
-   per-member queues; see docs/architecture.md, Tasks). Descriptors come from a per-thread cache
-   of blocks (task_alloc), and a throttle runs new tasks at once when the queue is long
-   (throttled). bench/taskbench measures both against libgomp and LLVM's libomp. */
+   Descriptors come from a per-thread cache of blocks (task_alloc), and a throttle runs new tasks
+   at once when the creator's queue is long (throttled). bench/taskbench measures both against
+   libgomp and LLVM's libomp. */
 #include "internal.h"
+#include "task_queue.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,83 +41,67 @@ enum {
 /* The kinds of depend clauses, as gcc encodes them in omp_depend_t objects. */
 enum { DEPEND_IN = 1, DEPEND_OUT = 2, DEPEND_INOUT = 3, DEPEND_MUTEXINOUTSET = 4 };
 
-static inline void q_lock(struct lite_tasks *q) { lite_mutex_lock(&q->lock); }
+static inline void q_lock(struct lite_tasks *q)
+{
+  lite_mutex_lock(&q->lock);
+  lite_tq_count_touch();
+}
 static inline void q_unlock(struct lite_tasks *q) { lite_mutex_unlock(&q->lock); }
 
-/* Under the lock: a count changes by delta (a task's children or npred; the queue's incomplete,
-   ready and gen). Only lock holders write them, so a load and a store do; the store is a
-   release, so that a thread that reads the count without the lock and sees 0 also sees what the
-   tasks wrote. The queue's counts share the lock's cache line, which waiting threads keep
-   reading: a locked add there stalls the holder for the line's transfer, plain stores do not
-   (they wait in the store buffer, all three at once). taskbench at 2 threads, 50 interleaved
-   samples: task-all 1.86 -> 0.81 us a task (libgomp 1.25), fib(30) 1560 -> 1385 us (1300),
-   taskgroup 12.0 -> 4.4 us (7.7), task-dep-chain 0.58 -> 0.32 us (0.63). */
-static inline unsigned count_add(_Atomic unsigned *count, int delta)
+/* The lock of the dependences among p's children. */
+static inline void dep_lock(struct lite_task *p)
+{
+  lite_mutex_lock(&p->dep_lock);
+  lite_tq_count_touch();
+}
+static inline void dep_unlock(struct lite_task *p) { lite_mutex_unlock(&p->dep_lock); }
+
+/* Under a lock that orders every change of *count: a load and a store; the store is a release,
+   for a thread that reads the count without the lock. */
+static inline unsigned locked_add(_Atomic unsigned *count, int delta)
 {
   unsigned value = atomic_load_explicit(count, memory_order_relaxed) + (unsigned)delta;
   atomic_store_explicit(count, value, memory_order_release);
   return value;
 }
 
-/* Under the lock, after any change a waiter may be waiting for. */
-static inline void changed(struct lite_tasks *q) { count_add(&q->gen, 1); }
+static inline enum lite_task_state state_of(const struct lite_task *t)
+{
+  return __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+}
+static inline void set_state(struct lite_task *t, enum lite_task_state state)
+{
+  __atomic_store_n(&t->state, state, __ATOMIC_RELEASE);
+}
 
-/* After the unlock: the futex call only if someone sleeps. Threads parked in a barrier of the
-   team sleep on its barrier words: a new ready task wakes one of them to run it. The fence
-   orders the stores of gen and ready before the loads of the sleeper counts, as a parker's
-   lite_park_begin orders its count before its re-check of gen or ready: one of the two sees
-   the other. */
-static inline void wake(struct lite_tasks *q)
+/* After a change a waiter may be waiting for (a task made ready, a task complete): the futex
+   call only if someone sleeps, and gen is written only then, so that a team making and running
+   tasks with nobody asleep shares no line for it but the read of sleepers. Threads parked in a
+   barrier of the team sleep on its barrier words: a ready task wakes one of them to run it.
+   The fence orders the change before the load of the sleeper counts, as a parker's
+   lite_park_begin orders its count before its second look at what it waits for: one of the
+   two sees the other. */
+static void wake(struct lite_tasks *q)
 {
   atomic_thread_fence(memory_order_seq_cst);
-  if (atomic_load(&q->sleepers) != 0)
+  if (atomic_load_explicit(&q->sleepers, memory_order_relaxed) != 0) {
+    atomic_fetch_add(&q->gen, 1);
     lite_futex_wake(&q->gen, INT32_MAX);
-  if (q->pool != NULL && atomic_load(&q->ready) != 0)
+  }
+  if (q->pool != NULL && atomic_load_explicit(&q->ready, memory_order_relaxed) != 0)
     lite_barrier_poke(q->pool);
 }
 
-/* ------------------------------------------------------------------------------ ready lists */
-
-static void push_ready(struct lite_tasks *q, struct lite_task *t)
+/* Whether thr is a member of the team whose tasks q holds (then it is member
+   lite_tq_member(thr, q)): thr runs them, or made q as a team of one or outside any region. */
+static bool is_member(const struct lite_thread *thr, const struct lite_tasks *q)
 {
-  t->state = LITE_TASK_READY;
-  t->next = NULL;
-  t->prev = q->tail;
-  if (q->tail != NULL)
-    q->tail->next = t;
-  else
-    q->head = t;
-  q->tail = t;
-  struct lite_task *p = t->parent;
-  t->sib_prev = NULL;
-  t->sib_next = p->ready_children;
-  if (p->ready_children != NULL)
-    p->ready_children->sib_prev = t;
-  /* Atomic: a waiting task reads it without the lock (children_changed). */
-  __atomic_store_n(&p->ready_children, t, __ATOMIC_RELEASE);
-  count_add(&q->ready, 1);
-  changed(q);
+  return thr != NULL && (thr->team != NULL ? &thr->team->tasks == q : &thr->root_tasks == q);
 }
 
-static void take_ready(struct lite_tasks *q, struct lite_task *t)
+static unsigned team_size(const struct lite_thread *thr)
 {
-  if (t->prev != NULL)
-    t->prev->next = t->next;
-  else
-    q->head = t->next;
-  if (t->next != NULL)
-    t->next->prev = t->prev;
-  else
-    q->tail = t->prev;
-  struct lite_task *p = t->parent;
-  if (t->sib_prev != NULL)
-    t->sib_prev->sib_next = t->sib_next;
-  else
-    __atomic_store_n(&p->ready_children, t->sib_next, __ATOMIC_RELAXED);
-  if (t->sib_next != NULL)
-    t->sib_next->sib_prev = t->sib_prev;
-  count_add(&q->ready, -1);
-  t->state = LITE_TASK_RUNNING;
+  return thr->team != NULL && thr->team->pool != NULL ? thr->team->nthreads : 1;
 }
 
 /* ----------------------------------------------------------------------------- dependences */
@@ -201,7 +193,7 @@ static void free_dep_table(struct lite_dep_table *tab)
 /* succ may start only after pred completes. */
 static void add_edge(struct lite_task *pred, struct lite_task *succ)
 {
-  if (pred == NULL || pred == succ || pred->state == LITE_TASK_DONE)
+  if (pred == NULL || pred == succ || state_of(pred) == LITE_TASK_DONE)
     return;
   if (pred->nsucc == pred->succ_cap) {
     unsigned cap = pred->succ_cap != 0 ? pred->succ_cap * 2 : 4;
@@ -212,7 +204,7 @@ static void add_edge(struct lite_task *pred, struct lite_task *succ)
     pred->succ_cap = cap;
   }
   pred->succ[pred->nsucc++] = succ;
-  count_add(&succ->npred, 1);
+  locked_add(&succ->npred, 1);
 }
 
 /* Per address, a writer follows every earlier reader and writer; a reader follows the last
@@ -367,108 +359,133 @@ void lite_task_cache_release(struct lite_thread *thr)
   thr->task_cache_n = 0;
 }
 
-/* Memory to free once the task lock is released. A task usually goes back to the arena of the
-   thread that made it, and free() then takes that arena's lock, which the making thread holds
-   while it allocates the next task: freeing under the task lock made the two wait for each
-   other, and both locks ended in futex calls (task-create at 2 threads, perf: a quarter of the
-   time in futex wakes). Tasks (is_task) go to task_release, the rest to free. */
-struct garbage {
-  void *p[3];
-  bool is_task[3];
-  unsigned n;
-};
-
-static void discard(struct garbage *g, void *p)
+/* Drops one reference to t (see struct lite_task): the last one frees it. Implicit tasks live
+   in their threads' state and are never freed. */
+static void release_ref(struct lite_task *t)
 {
-  if (p != NULL) {
-    g->is_task[g->n] = false;
-    g->p[g->n++] = p;
-  }
+  if (!t->implicit && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
+    task_release(t);
 }
 
-static void empty_garbage(struct garbage *g)
+/* Counts one more task made or completed by member `me` of q (single writer: a plain increment
+   with a sequentially consistent store, for lite_tq_idle). */
+static void count_member(_Atomic unsigned long *counter)
 {
-  for (unsigned i = 0; i < g->n; i++) {
-    if (g->is_task[i])
-      task_release(g->p[i]);
-    else
-      free(g->p[i]);
-  }
-  g->n = 0;
+  atomic_store(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1);
 }
 
-/* Memory of a task: freed once it is done and none of its children still points to it. */
-static void maybe_free(struct lite_task *t, struct garbage *g)
+/* t is complete (its body ran, its event, if any, was fulfilled), on thread thr: member me of
+   q's team, or no member (me < 0: omp_fulfill_event from another thread, under q's lock). The
+   successors its completion makes ready go to the completing member's queue (member 0's for
+   another thread), where it takes its next task: a chain of dependent tasks stays on one thread
+   while it has nothing else to do. With keep, the first of them goes to *keep instead, not
+   queued: the caller runs it next, or queues it (keep_or_push). */
+static void complete(struct lite_tasks *q, struct lite_task *t, int me, struct lite_task **keep)
 {
-  if (!t->implicit && !t->creator_owns && t->state == LITE_TASK_DONE &&
-      atomic_load_explicit(&t->children, memory_order_relaxed) == 0) {
-    g->is_task[g->n] = true;
-    g->p[g->n++] = t;
-  }
-}
-
-/* Under the lock: t is complete (its body ran, its event, if any, was fulfilled). What is to be
-   freed goes to g (at most three blocks). */
-static void complete(struct lite_tasks *q, struct lite_task *t, struct garbage *g)
-{
-  t->state = LITE_TASK_DONE;
   struct lite_task *p = t->parent;
-  if (t->ndeps != 0)
+  if (t->ndeps != 0) {
+    unsigned nready = 0;
+    dep_lock(p);
+    set_state(t, LITE_TASK_DONE); /* no successor is added after this (add_edge) */
     unregister_deps(t);
-  for (unsigned i = 0; i < t->nsucc; i++) {
-    struct lite_task *s = t->succ[i];
-    if (count_add(&s->npred, -1) == 0 && s->state == LITE_TASK_WAITING && !s->creator_owns)
-      push_ready(q, s);
+    for (unsigned i = 0; i < t->nsucc; i++) {
+      struct lite_task *s = t->succ[i];
+      if (locked_add(&s->npred, -1) == 0 && state_of(s) == LITE_TASK_WAITING && !s->creator_owns)
+        t->succ[nready++] = s;
+    }
+    dep_unlock(p);
+    unsigned first = 0;
+    if (keep != NULL && nready != 0)
+      *keep = t->succ[first++];
+    if (nready > first) {
+      struct lite_member_q *mq = lite_tq_own(q, me >= 0 ? (unsigned)me : 0);
+      for (unsigned i = first; i < nready; i++)
+        lite_tq_push(q, mq, t->succ[i]);
+    }
+    free(t->succ);
+    t->succ = NULL;
+    t->nsucc = t->succ_cap = 0;
+  } else {
+    set_state(t, LITE_TASK_DONE);
   }
-  discard(g, t->succ);
-  t->succ = NULL;
-  t->nsucc = t->succ_cap = 0;
-  if (t->group != NULL)
-    t->group->incomplete--;
-  count_add(&p->children, -1);
-  maybe_free(t, g);
-  maybe_free(p, g);
-  /* Last, for t and p: a thread that sees the count reach 0 without the lock (the drain at a
-     region's end) may end the region at once, and p, an implicit task, is then made again for
-     the next one (ThreadSanitizer saw maybe_free read the leader's implicit task while the
-     leader rewrote it). */
-  count_add(&q->incomplete, -1);
-  changed(q);
+  /* The group's count before the parent's: the group ends only in its task, after its tasks. */
+  struct lite_taskgroup *g = t->group;
+  if (g != NULL)
+    atomic_fetch_sub_explicit(&g->incomplete, 1, memory_order_release);
+  atomic_fetch_sub_explicit(&p->children, 1, memory_order_release);
+  release_ref(p);
+  release_ref(t);
+  lite_tq_count_op();
+  /* Last, for t and p: a thread that sees the counts agree (the drain at a region's end) may
+     end the region at once, and p, an implicit task, is then made again for the next one. */
+  if (me >= 0)
+    count_member(&lite_tq_own(q, (unsigned)me)->completed);
+  else
+    atomic_fetch_add(&q->foreign_completed, 1);
 }
 
-/* Under the lock: whether the wait is over, and which ready task the waiter may run meanwhile.
-   Without the lock, if not NULL: whether either may have changed, from words of the waiting
-   task that only changes relevant to it write (see children_changed). */
+/* What a waiting thread waits for, which ready tasks it may run meanwhile (ok; NULL: any), and,
+   without a lock, whether either may have changed (worth_a_look: read from words that only
+   changes relevant to it write). */
 struct wait_rule {
   bool (*done)(struct lite_tasks *q, void *arg);
-  struct lite_task *(*pick)(struct lite_tasks *q, void *arg);
-  bool (*worth_a_look)(void *arg);
+  lite_tq_filter ok;
+  bool (*worth_a_look)(struct lite_tasks *q, void *arg);
 };
 
-/* Completes t's body; then, if rule is given and its wait is not over, takes the next task the
-   rule lets this thread run, under the same lock. Without that, the tasks that t's completion
-   made ready (its dependent siblings) went to whichever waiting thread looked first, usually
-   another one: a chain of dependent tasks moved between threads at every link (72% of its tasks
-   away from the creator at 4 threads on 2 CPUs, 1.38 us a link against libgomp's 0.95). */
-static struct lite_task *finish_body(struct lite_tasks *q, struct lite_task *t,
+/* A ready task of q for thr (a member) that ok accepts: its own queue first, then stealing. */
+static struct lite_task *take_for(struct lite_thread *thr, struct lite_tasks *q, lite_tq_filter ok,
+                                  void *arg)
+{
+  return lite_tq_take(thr, q, lite_tq_member(thr, q), team_size(thr), ok, arg);
+}
+
+/* Completes t's body; then returns the next task this thread runs: without a rule (a thread
+   helping in a barrier), a successor t's completion made ready, if any; with one, if its wait is
+   not over, such a successor if the rule lets this thread run it, else a task from its own
+   queue first, where t's completion put the others. A successor run at once is never queued,
+   so that nobody else takes it between its queueing and its completer's next look: a chain of
+   dependent tasks then moved between the creator, waiting in a taskwait, and a thread in the
+   barrier at every link (taskbench task-dep-chain at 2 threads, 0.54 -> 0.73 us a task, before
+   the completer kept it). */
+static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *t,
                                      const struct wait_rule *rule, void *arg)
 {
-  struct garbage g = {.n = 0};
+  struct lite_tasks *q = t->queue;
+  if (t->deps != NULL) {
+    /* No sibling of its children can come now: their dependence table goes. */
+    dep_lock(t);
+    free_dep_table(t->deps);
+    t->deps = NULL;
+    dep_unlock(t);
+  }
+  bool detached = false;
+  if (t->detach) {
+    q_lock(q);
+    if (!t->fulfilled) {
+      set_state(t, LITE_TASK_DETACHED);
+      detached = true;
+    }
+    q_unlock(q);
+  }
   struct lite_task *next = NULL;
-  q_lock(q);
-  /* No sibling of its children can come now: their dependence table goes. */
-  free_dep_table(t->deps);
-  t->deps = NULL;
-  if (t->detach && !t->fulfilled)
-    t->state = LITE_TASK_DETACHED;
-  else
-    complete(q, t, &g);
-  if (rule != NULL && !rule->done(q, arg) && (next = rule->pick(q, arg)) != NULL)
-    take_ready(q, next);
-  q_unlock(q);
-  empty_garbage(&g);
+  unsigned me = lite_tq_member(thr, q);
+  if (!detached)
+    complete(q, t, (int)me, &next);
   wake(q);
-  return next;
+  bool more = rule == NULL || !rule->done(q, arg);
+  if (next != NULL) {
+    if (more && (rule == NULL || rule->ok == NULL || rule->ok(next, arg))) {
+      set_state(next, LITE_TASK_RUNNING);
+      lite_tq_count_op();
+      return next;
+    }
+    lite_tq_push(q, lite_tq_own(q, me), next);
+    wake(q);
+  }
+  if (rule != NULL && more)
+    return take_for(thr, q, rule->ok, arg);
+  return NULL;
 }
 
 /* Runs t's body as the current task, with its own ICVs (unless it is discarded). */
@@ -489,91 +506,61 @@ static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task
                                        const struct wait_rule *rule, void *arg)
 {
   run_body(thr, t);
-  return finish_body(t->queue, t, rule, arg);
+  return finish_body(thr, t, rule, arg);
 }
 
+/* Runs t and the successors its completion keeps for this thread (finish_body). */
 static void run_task(struct lite_thread *thr, struct lite_task *t)
 {
-  run_task_then(thr, t, NULL, NULL);
+  struct lite_task *next = run_task_then(thr, t, NULL, NULL);
+  while (next != NULL)
+    next = run_task_then(thr, next, NULL, NULL);
 }
 
 /* -------------------------------------------------------------------------------- waiting */
 
-/* Waits until rule's worth_a_look says yes. The spin polls the waiting task's own words, not
-   the queue's gen: gen shares the queue lock's line, which the threads making and running
-   tasks need, and each poll after a change pulled that line from them. A sleeper still parks
-   on gen, which every change bumps after making it. */
+/* Waits until rule's worth_a_look says yes: spin, yield or sleep, as every wait in libomp-lite
+   (wait.c). The spin polls words of the waiting task, its group or the team's count of queues
+   with tasks, which the threads making and running tasks write only when something relevant
+   to a waiter changed. A sleeper parks on gen, which wake() bumps when it sees one. */
 static void wait_for_a_change(struct lite_tasks *q, const struct wait_rule *rule, void *arg,
                               struct lite_waiter *w)
 {
-  while (!rule->worth_a_look(arg)) {
+  while (!rule->worth_a_look(q, arg)) {
     if (lite_waiter_poll(w))
       continue;
     uint32_t gen = atomic_load(&q->gen);
     lite_park_begin(&q->sleepers);
-    if (!rule->worth_a_look(arg) && atomic_load(&q->gen) == gen)
+    if (!rule->worth_a_look(q, arg) && atomic_load(&q->gen) == gen)
       lite_futex_wait(&q->gen, gen);
     lite_park_end(&q->sleepers);
     lite_waiter_init(w);
   }
 }
 
-/* Runs what rule lets it run until rule says done; between tasks, waits for the queue to change
-   (spin, yield or sleep, as every wait in libomp-lite: wait.c). */
+/* Runs what rule lets it run until rule says done. */
 static void wait_until(struct lite_thread *thr, struct lite_tasks *q, const struct wait_rule *rule,
                        void *arg)
 {
   struct lite_waiter w;
   lite_waiter_init(&w);
-  for (;;) {
-    uint32_t gen = atomic_load(&q->gen);
-    q_lock(q);
-    if (rule->done(q, arg)) {
-      q_unlock(q);
-      return;
-    }
-    struct lite_task *t = rule->pick(q, arg);
-    if (t != NULL)
-      take_ready(q, t);
-    q_unlock(q);
+  while (!rule->done(q, arg)) {
+    struct lite_task *t = take_for(thr, q, rule->ok, arg);
     if (t != NULL) {
       while (t != NULL)
         t = run_task_then(thr, t, rule, arg);
       lite_waiter_init(&w);
       continue;
     }
-    if (rule->worth_a_look != NULL) {
-      wait_for_a_change(q, rule, arg, &w);
-      continue;
-    }
-    while (atomic_load(&q->gen) == gen) {
-      if (lite_waiter_poll(&w))
-        continue;
-      lite_park_begin(&q->sleepers);
-      if (atomic_load(&q->gen) == gen)
-        lite_futex_wait(&q->gen, gen);
-      lite_park_end(&q->sleepers);
-      lite_waiter_init(&w);
-    }
+    wait_for_a_change(q, rule, arg, &w);
   }
 }
 
-static struct lite_task *pick_any(struct lite_tasks *q, void *arg)
-{
-  (void)arg;
-  return q->head;
-}
+static bool is_child_of(const struct lite_task *t, void *task) { return t->parent == task; }
 
-static struct lite_task *pick_child(struct lite_tasks *q, void *task)
+static bool is_sibling_of(const struct lite_task *t, void *task)
 {
-  (void)q;
-  return ((struct lite_task *)task)->ready_children;
-}
-
-static struct lite_task *pick_sibling(struct lite_tasks *q, void *task)
-{
-  (void)q;
-  return ((struct lite_task *)task)->parent->ready_children;
+  return t->parent == ((struct lite_task *)task)->parent;
 }
 
 /* What a taskgroup end waits for (group) and from which task (cur). */
@@ -587,121 +574,148 @@ struct group_wait {
    to run that one: the members that arrived at the end of the region have gone, and a thread
    waiting in a taskgroup of its own would not take it. A child of the waiting task is a
    descendant of every task tied to this thread, so OpenMP's scheduling constraint allows it.
-   (GCC's depend-3.c, 4 threads, workers parking at once: about 1 run in 20 hung.) */
-static struct lite_task *pick_in_group(struct lite_tasks *q, void *arg)
+   (GCC's depend-3.c, 4 threads, workers parking at once: about 1 run in 20 hung.) A queued
+   task's groups are open: each is counting it or a group nested in it. */
+static bool in_group(const struct lite_task *t, void *arg)
 {
   const struct group_wait *wait = arg;
-  for (struct lite_task *t = q->head; t != NULL; t = t->next) {
-    if (t->parent == wait->cur)
-      return t;
-    for (struct lite_taskgroup *g = t->group; g != NULL; g = g->prev)
-      if (g == wait->group)
-        return t;
-  }
-  return NULL;
+  if (t->parent == wait->cur)
+    return true;
+  for (const struct lite_taskgroup *g = t->group; g != NULL; g = g->prev)
+    if (g == wait->group)
+      return true;
+  return false;
 }
 
-static bool queue_empty(struct lite_tasks *q, void *arg)
+static bool team_idle(struct lite_tasks *q, void *arg)
 {
   (void)arg;
-  return atomic_load_explicit(&q->incomplete, memory_order_relaxed) == 0;
+  return lite_tq_idle(q);
 }
 
 static bool no_children(struct lite_tasks *q, void *task)
 {
   (void)q;
-  return atomic_load_explicit(&((struct lite_task *)task)->children, memory_order_relaxed) == 0;
+  return atomic_load_explicit(&((struct lite_task *)task)->children, memory_order_acquire) == 0;
 }
 
 static bool no_predecessors(struct lite_tasks *q, void *task)
 {
   (void)q;
-  return atomic_load_explicit(&((struct lite_task *)task)->npred, memory_order_relaxed) == 0;
+  return atomic_load_explicit(&((struct lite_task *)task)->npred, memory_order_acquire) == 0;
 }
 
 static bool task_done(struct lite_tasks *q, void *task)
 {
   (void)q;
-  return ((struct lite_task *)task)->state == LITE_TASK_DONE;
+  return state_of(task) == LITE_TASK_DONE;
 }
 
 static bool group_done(struct lite_tasks *q, void *arg)
 {
   (void)q;
-  return ((const struct group_wait *)arg)->group->incomplete == 0;
+  const struct group_wait *wait = arg;
+  return atomic_load_explicit(&wait->group->incomplete, memory_order_acquire) == 0;
 }
 
-/* Without the lock, what done and pick read for a taskwait (the waiting task's children) and
-   for an undeferred task waiting for its dependences (its predecessors, its siblings). */
-static bool children_changed(void *task)
+static bool any_ready(struct lite_tasks *q)
+{
+  return atomic_load_explicit(&q->ready, memory_order_acquire) != 0;
+}
+
+static bool drain_changed(struct lite_tasks *q, void *arg) { return any_ready(q) || team_idle(q, arg); }
+
+static bool children_changed(struct lite_tasks *q, void *task)
 {
   struct lite_task *t = task;
-  return atomic_load_explicit(&t->children, memory_order_acquire) == 0 ||
-         __atomic_load_n(&t->ready_children, __ATOMIC_ACQUIRE) != NULL;
+  return no_children(q, t) || atomic_load_explicit(&t->ready_kids, memory_order_acquire) != 0;
 }
 
-static bool siblings_changed(void *task)
+static bool siblings_changed(struct lite_tasks *q, void *task)
 {
   struct lite_task *t = task;
-  return atomic_load_explicit(&t->npred, memory_order_acquire) == 0 ||
-         __atomic_load_n(&t->parent->ready_children, __ATOMIC_ACQUIRE) != NULL;
+  return no_predecessors(q, t) ||
+         atomic_load_explicit(&t->parent->ready_kids, memory_order_acquire) != 0;
 }
 
-static const struct wait_rule drain_rule = {queue_empty, pick_any, NULL};
-static const struct wait_rule taskwait_rule = {no_children, pick_child, children_changed};
-static const struct wait_rule deps_rule = {no_predecessors, pick_sibling, siblings_changed};
-static const struct wait_rule detach_rule = {task_done, pick_any, NULL};
-static const struct wait_rule taskgroup_rule = {group_done, pick_in_group, NULL};
+static bool detach_changed(struct lite_tasks *q, void *task)
+{
+  return task_done(q, task) || any_ready(q);
+}
+
+static bool group_changed(struct lite_tasks *q, void *arg)
+{
+  const struct group_wait *wait = arg;
+  return group_done(q, arg) ||
+         atomic_load_explicit(&wait->group->ready, memory_order_acquire) != 0 ||
+         atomic_load_explicit(&wait->cur->ready_kids, memory_order_acquire) != 0;
+}
+
+static const struct wait_rule drain_rule = {team_idle, NULL, drain_changed};
+static const struct wait_rule taskwait_rule = {no_children, is_child_of, children_changed};
+static const struct wait_rule deps_rule = {no_predecessors, is_sibling_of, siblings_changed};
+static const struct wait_rule detach_rule = {task_done, NULL, detach_changed};
+static const struct wait_rule taskgroup_rule = {group_done, in_group, group_changed};
+
+/* Runs t, then the successors each completion keeps for it (finish_body). */
+static void run_chain(struct lite_thread *thr, struct lite_task *t)
+{
+  while (t != NULL)
+    t = run_task_then(thr, t, NULL, NULL);
+}
 
 bool lite_tasks_help_slow(struct lite_thread *thr, struct lite_tasks *q)
 {
-  q_lock(q);
-  struct lite_task *t = q->head;
-  if (t != NULL)
-    take_ready(q, t);
-  q_unlock(q);
-  if (t != NULL)
-    run_task(thr, t);
+  struct lite_task *t = take_for(thr, q, NULL, NULL);
+  run_chain(thr, t);
   return t != NULL;
+}
+
+/* Under the queue's lock, as a task of the next region is pushed under it by a thread that had
+   seen the next generation: a look at the generation there sees it too. */
+struct region_gen {
+  struct lite_pool *pool;
+  uint32_t gen;
+};
+
+static bool of_region(const struct lite_task *t, void *arg)
+{
+  (void)t;
+  const struct region_gen *r = arg;
+  return atomic_load_explicit(&r->pool->gen, memory_order_relaxed) == r->gen;
 }
 
 bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint32_t gen)
 {
-  /* Under the lock: a task of the next region was queued by a thread that had seen its
-     generation, so a look at the generation after taking the lock sees it too. */
-  q_lock(q);
-  struct lite_task *t = NULL;
-  if (atomic_load_explicit(&q->pool->gen, memory_order_relaxed) == gen && q->head != NULL) {
-    t = q->head;
-    take_ready(q, t);
-  }
-  q_unlock(q);
-  if (t != NULL)
-    run_task(thr, t);
+  struct region_gen r = {q->pool, gen};
+  struct lite_task *t = take_for(thr, q, of_region, &r);
+  run_chain(thr, t);
   return t != NULL;
 }
 
 void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q)
 {
-  wait_until(thr, q, &drain_rule, NULL);
+  if (!lite_tq_idle(q))
+    wait_until(thr, q, &drain_rule, NULL);
 }
 
 void lite_tasks_retire(struct lite_tasks *q)
 {
   q_lock(q);
   q_unlock(q);
+  lite_tq_free(q);
 }
 
 void lite_task_implicit_end(struct lite_task *t)
 {
   free_dep_table(t->deps);
   t->deps = NULL;
+  lite_tq_counters_flush();
 }
 
 /* --------------------------------------------------------------------------- entry points */
 
-/* A new task of the current task: counted everywhere it must be waited for, its dependences
-   registered. Returns it with the lock held. */
+/* A new task of the current task, not counted anywhere yet. */
 static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *parent,
                                   struct lite_tasks *q, unsigned ndeps, size_t data_size,
                                   size_t data_align)
@@ -719,24 +733,31 @@ static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *par
   if (data_size != 0)
     t->data = (void *)(((uintptr_t)t + head + data_align - 1) & ~(uintptr_t)(data_align - 1));
   t->state = LITE_TASK_WAITING;
+  atomic_init(&t->refs, 1);
   return t;
 }
 
-/* Counts t in and registers its dependences: under the lock. */
-static void enter_task(struct lite_tasks *q, struct lite_task *parent, struct lite_task *t,
-                       void **depend)
+/* Counts t in its parent, its taskgroup and its creator's count of tasks made, before another
+   thread can see it. */
+static void enter_task(struct lite_tasks *q, struct lite_member_q *mine, struct lite_task *parent,
+                       struct lite_task *t)
 {
-  count_add(&parent->children, 1);
+  atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
+  if (!parent->implicit)
+    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
   parent->had_children = true;
   if (t->group != NULL)
-    t->group->incomplete++;
-  count_add(&q->incomplete, 1);
-  if (t->ndeps != 0)
-    register_deps(parent, t, depend);
+    atomic_fetch_add_explicit(&t->group->incomplete, 1, memory_order_relaxed);
+  if (lite_unlikely(!atomic_load_explicit(&q->used, memory_order_relaxed))) {
+    atomic_store(&q->used, true);
+    lite_tq_count_touch();
+  }
+  count_member(&mine->created);
+  lite_tq_count_op();
 }
 
 /* The encountering thread runs t now, after its dependences; a detached t also waits for its
-   event, as libgomp does. */
+   event, as libgomp does. The creator's reference goes last. */
 static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct lite_task *t)
 {
   if (atomic_load_explicit(&t->npred, memory_order_acquire) != 0)
@@ -744,31 +765,25 @@ static void run_undeferred(struct lite_thread *thr, struct lite_tasks *q, struct
   run_task(thr, t);
   if (t->detach)
     wait_until(thr, q, &detach_rule, t);
-  struct garbage g = {.n = 0};
-  q_lock(q);
-  t->creator_owns = false;
-  maybe_free(t, &g);
-  q_unlock(q);
-  empty_garbage(&g);
+  release_ref(t);
 }
 
 /* After an included task's body: its children may outlive it, and the last of them to complete
-   frees it (maybe_free). */
-static void end_included(struct lite_tasks *q, struct lite_task *t)
+   frees it (release_ref). */
+static void end_included(struct lite_task *t)
 {
   if (!t->had_children) {
     task_release(t);
     return;
   }
-  struct garbage g = {.n = 0};
-  q_lock(q);
-  free_dep_table(t->deps);
-  t->deps = NULL;
-  t->state = LITE_TASK_DONE;
-  t->creator_owns = false;
-  maybe_free(t, &g);
-  q_unlock(q);
-  empty_garbage(&g);
+  if (t->deps != NULL) {
+    dep_lock(t);
+    free_dep_table(t->deps);
+    t->deps = NULL;
+    dep_unlock(t);
+  }
+  set_state(t, LITE_TASK_DONE);
+  release_ref(t);
 }
 
 /* An included task whose body its compiler runs itself, between the two calls (clang's task
@@ -793,15 +808,15 @@ void lite_task_included_end(struct lite_included *inc)
   struct lite_thread *thr = lite_self();
   thr->task = inc->saved_task;
   thr->icv = inc->saved_icv;
-  end_included(inc->task->queue, inc->task);
+  end_included(inc->task);
 }
 
 /* An undeferred task without dependences, detach or copy constructor: the encountering thread
-   runs it at once and no other thread can see it, so it is neither counted nor queued, and the
-   queue's lock is not taken, unless the task creates tasks of its own (they point to it).
-   GCC's cancel-taskgroup-1, a tree search whose tasks below level 10 are if(0) (about 25
-   million of them), took 15-30 s at 4 threads on 2 CPUs, against libgomp's 0.2 s, when each
-   went through the shared lock three times; now 0.4-0.5 s (LLVM's libomp: 4.5 s). */
+   runs it at once and no other thread can see it, so it is neither counted nor queued, and no
+   lock is taken, unless the task creates tasks of its own (they point to it). GCC's
+   cancel-taskgroup-1, a tree search whose tasks below level 10 are if(0) (about 25 million of
+   them), took 15-30 s at 4 threads on 2 CPUs, against libgomp's 0.2 s, when each went through
+   the shared lock three times; 0.4-0.5 s without (LLVM's libomp: 4.5 s). */
 static void run_included(struct lite_thread *thr, struct lite_task *parent, struct lite_tasks *q,
                          void (*fn)(void *), void *data, bool final)
 {
@@ -812,22 +827,23 @@ static void run_included(struct lite_thread *thr, struct lite_task *parent, stru
   t->state = LITE_TASK_RUNNING;
   t->creator_owns = true;
   run_body(thr, t);
-  end_included(q, t);
+  end_included(t);
 }
-/* The throttle: when the team's queue already holds THROTTLE_PER_MEMBER ready tasks for each
-   member, a new task without depend clauses or detach runs at once on its creator, undeferred,
-   as a task that is not required to be deferred may (OpenMP 5.2 §12.1: whether a task is
-   deferred is up to the implementation unless its if clause is false). Every member then has
-   enough queued work to stay busy while the creator runs one; and the creator stops paying
-   for a queue entry, a lock and a wake-up for tasks nobody else is free to take. libgomp runs
-   the same test with 64 per member (team->task_count > 64 * nthreads). The count is read
-   without the lock: a stale value only moves the moment the throttle starts or stops. */
+
+/* The throttle: when the creator's own queue already holds THROTTLE_PER_MEMBER ready tasks for
+   each member of the team, a new task without depend clauses or detach runs at once on its
+   creator, undeferred, as a task that is not required to be deferred may (OpenMP 5.2 §12.1:
+   whether a task is deferred is up to the implementation unless its if clause is false).
+   Every member then has enough queued work to stay busy while the creator runs one, and the
+   creator stops paying for a queue entry and a wake-up for tasks nobody else is free to take.
+   libgomp runs the same test on its team's one queue (team->task_count > 64 * nthreads): with
+   one creator, as in most programs, the two defer the same tasks. The length is read without
+   the lock: a stale value only moves the moment the throttle starts or stops. */
 #define THROTTLE_PER_MEMBER 64
 
 static bool throttled(struct lite_thread *thr, struct lite_tasks *q)
 {
-  unsigned ready = atomic_load_explicit(&q->ready, memory_order_relaxed);
-  return ready > THROTTLE_PER_MEMBER * thr->team->nthreads;
+  return lite_tq_length(q, thr->id) > THROTTLE_PER_MEMBER * thr->team->nthreads;
 }
 
 static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
@@ -840,7 +856,7 @@ static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                       long arg_size, long arg_align, bool if_clause, unsigned flags,
                       void **depend, void *detach, void (*prepare)(void *, void *),
-                      void *prepare_arg)
+                      void *prepare_arg, int priority)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *parent = lite_current_task(thr);
@@ -866,6 +882,12 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   t->fn = fn;
   t->final = final;
   t->creator_owns = undeferred;
+  if (undeferred)
+    atomic_init(&t->refs, 2); /* its completion's and its creator's */
+  /* A hint, at most max-task-priority-var (OpenMP 5.2 §12.5). */
+  t->priority = priority <= 0 ? 0
+                : priority > lite_env.max_task_priority ? lite_env.max_task_priority
+                                                         : priority;
   if (flags & TASK_FLAG_DETACH) {
     /* The event handle goes to the detach variable and, for the task's own copy, to the first
        word of its data block, where gcc keeps the event. */
@@ -884,18 +906,23 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     memcpy(t->data, data, (size_t)arg_size);
   if (prepare != NULL)
     prepare(t->data, prepare_arg);
-  q_lock(q);
-  enter_task(q, parent, t, depend);
-  bool no_pred = atomic_load_explicit(&t->npred, memory_order_relaxed) == 0;
+  struct lite_member_q *mine = lite_tq_own(q, lite_tq_member(thr, q));
+  enter_task(q, mine, parent, t);
+  bool no_pred = true;
+  if (ndeps != 0) {
+    /* Decided under the lock: a predecessor that completes after it makes t ready itself. */
+    dep_lock(parent);
+    register_deps(parent, t, depend);
+    no_pred = atomic_load_explicit(&t->npred, memory_order_relaxed) == 0;
+    dep_unlock(parent);
+  }
   bool run_now = solo && !undeferred && no_pred;
-  bool ready = !undeferred && !run_now && no_pred;
   if (run_now)
     t->state = LITE_TASK_RUNNING;
-  if (ready)
-    push_ready(q, t);
-  q_unlock(q);
-  if (ready)
+  else if (!undeferred && no_pred) {
+    lite_tq_push(q, mine, t);
     wake(q);
+  }
   if (undeferred)
     run_undeferred(thr, q, t);
   else if (run_now)
@@ -906,16 +933,15 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach)
 {
-  (void)priority; /* a hint; this queue runs tasks in creation order */
   lite_task_create(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, NULL,
-                   NULL);
+                   NULL, priority);
 }
 
 void GOMP_taskwait(void)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *cur = thr->task;
-  /* Outside the lock: only cur adds children, so 0 stays 0 */
+  /* Only cur adds children, so 0 stays 0 */
   if (cur == NULL || atomic_load_explicit(&cur->children, memory_order_acquire) == 0)
     return;
   wait_until(thr, lite_tasks_of(thr), &taskwait_rule, cur);
@@ -940,7 +966,8 @@ void GOMP_taskgroup_start(void)
   if (g == NULL)
     lite_fatal("out of memory starting a taskgroup");
   g->prev = cur->taskgroup;
-  g->incomplete = 0;
+  atomic_init(&g->incomplete, 0);
+  atomic_init(&g->ready, 0);
   atomic_init(&g->cancelled, false);
   g->reductions = g->prev != NULL ? g->prev->reductions : NULL; /* in_reduction sees them */
   g->workshare = false;
@@ -955,7 +982,8 @@ void GOMP_taskgroup_end(void)
   if (g == NULL)
     return;
   struct group_wait wait = {g, cur};
-  wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
+  if (!group_done(NULL, &wait))
+    wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
   cur->taskgroup = g->prev;
   free(g);
 }
@@ -984,20 +1012,22 @@ void omp_fulfill_event(omp_event_handle_t event)
   }
   struct lite_task *t = (struct lite_task *)(uintptr_t)event;
   struct lite_tasks *q = t->queue;
-  struct garbage g = {.n = 0};
+  struct lite_thread *thr = lite_self_tls;
+  int me = is_member(thr, q) ? (int)lite_tq_member(thr, q) : -1;
+  if (me >= 0)
+    lite_tq_own(q, (unsigned)me); /* not under q's lock, which allocating takes */
   q_lock(q);
   if (t->fulfilled)
     lite_fatal("omp_fulfill_event: the event was fulfilled already");
   t->fulfilled = true;
-  if (t->state == LITE_TASK_DETACHED)
-    complete(q, t, &g);
+  if (state_of(t) == LITE_TASK_DETACHED)
+    complete(q, t, me, NULL);
   /* Under the lock, unlike elsewhere: when this thread is not a member of t's team, the team may
      end as soon as the lock is free, and a team of one goes with its encountering thread's frame
      (see lite_tasks_retire). Waking after the unlock read a reused frame's bytes as the queue's
      pool, and crashed. */
   wake(q);
   q_unlock(q);
-  empty_garbage(&g);
 }
 
 int omp_in_final(void)

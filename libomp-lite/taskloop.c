@@ -75,8 +75,11 @@ static void set_bounds(void *data, void *arg)
    64-bit wrapping arithmetic, which is that type's; the last task ends at the loop's own end. */
 static void make_tasks(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                        long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
-                       uint64_t start, uint64_t end, uint64_t step, uint64_t n)
+                       int priority, uint64_t start, uint64_t end, uint64_t step, uint64_t n)
 {
+  /* gcc passes a priority only with GOMP_TASK_FLAG_PRIORITY (1 << 4), as libgomp reads it. */
+  if (!(flags & (1u << 4)))
+    priority = 0;
   struct split s = plan(n, flags, num_tasks);
   unsigned task_flags = flags & (FLAG_UNTIED | FLAG_FINAL);
   bool group = !(flags & FLAG_NOGROUP);
@@ -91,7 +94,7 @@ static void make_tasks(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
     uint64_t count = iterations_of(&s, k, n);
     struct bounds b = {start + first * step, k + 1 == s.ntasks ? end : start + (first + count) * step};
     lite_task_create(fn, data, cpyfn, arg_size, arg_align, (flags & FLAG_IF) != 0, task_flags,
-                     NULL, NULL, set_bounds, &b);
+                     NULL, NULL, set_bounds, &b, priority);
     first += count;
   }
   if (group)
@@ -113,7 +116,6 @@ void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
                    long arg_align, unsigned flags, unsigned long num_tasks, int priority,
                    long start, long end, long step)
 {
-  (void)priority;
   if (step == 0 || (step > 0 ? start >= end : start <= end)) {
     no_iterations(data, flags);
     return;
@@ -122,7 +124,7 @@ void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
   uint64_t span = step > 0 ? (uint64_t)end - (uint64_t)start : (uint64_t)start - (uint64_t)end;
   uint64_t stride = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
   uint64_t n = (span - 1) / stride + 1;
-  make_tasks(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, (uint64_t)start,
+  make_tasks(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, (uint64_t)start,
              (uint64_t)end, (uint64_t)step, n);
 }
 
@@ -131,7 +133,6 @@ void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
                        int priority, unsigned long long start, unsigned long long end,
                        unsigned long long step)
 {
-  (void)priority;
   bool up = flags & FLAG_UP; /* gcc's direction: step is negative, as two's complement, if not */
   if (step == 0 || (up ? start >= end : start <= end)) {
     no_iterations(data, flags);
@@ -140,5 +141,6 @@ void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
   uint64_t span = up ? end - start : start - end;
   uint64_t stride = up ? step : (uint64_t)0 - step;
   uint64_t n = (span - 1) / stride + 1;
-  make_tasks(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step, n);
+  make_tasks(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step,
+             n);
 }

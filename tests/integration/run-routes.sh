@@ -355,7 +355,8 @@ libgomp: error directive encountered"
 # thread must run itself), late_help (tasks made then are shared with the threads waiting for
 # the region to end), late_help_nested (the same in two inner teams at once, from nested pools)
 # and all_memory (omp_all_memory as gcc 13 passes it, a null address:
-# stock libgomp 12 takes that for an ordinary address).
+# stock libgomp 12 takes that for an ordinary address), and priority (a member's queued tasks run
+# highest priority first; it needs OMP_MAX_TASK_PRIORITY).
 t_tasks() {
     local n
     for n in 1 2 3 4 8; do
@@ -398,6 +399,10 @@ t_tasks() {
     done
     for n in 1 3 8; do
         case_ok OMP_NUM_THREADS=$n tasks_f
+    done
+    # A member's queue runs the highest priority first (OMP_MAX_TASK_PRIORITY must allow 8).
+    for n in 1 2 4; do
+        case_ok OMP_MAX_TASK_PRIORITY=10 OMP_NUM_THREADS=$n tasks priority
     done
 }
 

@@ -10,9 +10,10 @@
    are made while the other threads wait to enter the barrier (see `made`).
 
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
-                            nested orphan tied throttle, run without PART; and all_memory idle
-                            late_group late_help late_help_nested detach_solo, run only when
-                            named (each a case of its own in run-routes.sh).
+                            nested orphan tied throttle steal dep_release, run without PART; and
+                            all_memory idle late_group late_help late_help_nested detach_solo
+                            priority, run only when named (each a case of its own in
+                            run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
 #include "lite_check.h"
@@ -1717,6 +1718,146 @@ static void part_throttle(void)
                 nested, (long)team * nested_tasks);
 }
 
+/* ------------------------------------------------------------------- steal, dep_release */
+
+/* Stealing across members (issue 24: one ready queue per member). Each member in turn makes
+   team2 tasks that cannot finish until all of them have started, while the others wait at a
+   barrier: the others must take them from the maker's queue, whoever the maker is. Then every
+   member makes tasks at once, each of which makes children and waits for them, while the tasks
+   count themselves: every task runs exactly once, whichever member runs it. */
+static void part_steal(void)
+{
+    for (int maker = 0; maker < team2; maker++) {
+        int started = 0, ran = 0;
+#pragma omp parallel num_threads(team2) shared(started, ran)
+        {
+            if (omp_get_thread_num() == maker) {
+                for (int k = 0; k < omp_get_num_threads(); k++) {
+#pragma omp task shared(started, ran)
+                    {
+                        inc(&started);
+                        wait_for(&started, omp_get_num_threads(),
+                                 "every task made by one member to start (the others do not "
+                                 "take tasks from its queue)");
+                        inc(&ran);
+                    }
+                }
+            }
+#pragma omp barrier
+        }
+        LITE_EXPECT(ran == team2, "steal: member %d made %d tasks, %d ran", maker, team2, ran);
+    }
+    enum { PER = 200, KIDS = 5 };
+    static int runs[8][PER][KIDS + 1];
+    memset(runs, 0, sizeof runs);
+#pragma omp parallel num_threads(team2 < 8 ? team2 : 8)
+    {
+        int me = omp_get_thread_num();
+        for (int i = 0; i < PER; i++) {
+#pragma omp task firstprivate(me, i)
+            {
+                for (int k = 1; k <= KIDS; k++) {
+#pragma omp task firstprivate(me, i, k)
+                    inc(&runs[me][i][k]);
+                }
+#pragma omp taskwait
+                for (int k = 1; k <= KIDS; k++)
+                    LITE_EXPECT(load(&runs[me][i][k]) == 1, "steal: a taskwait ended before "
+                                "its child %d of task %d of member %d ran", k, i, me);
+                inc(&runs[me][i][0]);
+            }
+        }
+    }
+    int team = team2 < 8 ? team2 : 8;
+    for (int m = 0; m < team; m++)
+        for (int i = 0; i < PER; i++)
+            for (int k = 0; k <= KIDS; k++)
+                LITE_EXPECT(runs[m][i][k] == 1, "steal: task %d.%d of member %d ran %d times", i,
+                            k, m, runs[m][i][k]);
+}
+
+/* Dependences whose successors become ready on the member that completed the predecessor (with
+   a queue per member, that member's queue): chains made by one member, whose first links the
+   other members run, and whose maker then waits for them in a taskwait, where it must find the
+   links wherever they are queued. Each link checks that its predecessor completed. */
+static void part_dep_release(void)
+{
+    enum { CHAINS = 4, LINKS = 50 };
+    for (int rep = 0; rep < 4; rep++) {
+        int done[CHAINS][LINKS];
+        int waiting = 0, bad = 0;
+        memset(done, 0, sizeof done);
+#pragma omp parallel num_threads(team2) shared(done, waiting, bad)
+        {
+            int maker = rep % omp_get_num_threads();
+            if (omp_get_thread_num() == maker) {
+                int var[CHAINS];
+                for (int l = 0; l < LINKS; l++)
+                    for (int c = 0; c < CHAINS; c++) {
+#pragma omp task depend(inout: var[c]) firstprivate(c, l) shared(done, waiting, bad)
+                        {
+                            if (l == 0 && c == 0)
+                                wait_for(&waiting, 1, "the maker to reach its taskwait");
+                            if (l > 0 && load(&done[c][l - 1]) != 1)
+                                inc(&bad);
+                            inc(&done[c][l]);
+                        }
+                    }
+                store(&waiting, 1);
+#pragma omp taskwait
+                for (int c = 0; c < CHAINS; c++)
+                    if (load(&done[c][LINKS - 1]) != 1)
+                        inc(&bad);
+            }
+        }
+        LITE_EXPECT(bad == 0, "dep_release: %d links ran before their predecessor (or after the "
+                    "taskwait)", bad);
+        for (int c = 0; c < CHAINS; c++)
+            for (int l = 0; l < LINKS; l++)
+                LITE_EXPECT(done[c][l] == 1, "dep_release: link %d of chain %d ran %d times", l,
+                            c, done[c][l]);
+    }
+}
+
+/* ----------------------------------------------------------------------------- priority */
+
+/* A member's ready tasks run highest priority first (OpenMP 5.2 §12.5: a hint, which libgomp
+   and libomp-lite follow within one thread's queue). The maker queues tasks of priorities 1 to
+   8 in a mixed order while the other members are busy outside any scheduling point, then runs
+   them in its taskwait. Run with OMP_MAX_TASK_PRIORITY >= 8 (skipped below that, where every
+   priority counts as the maximum). */
+static void part_priority(void)
+{
+    if (omp_get_max_task_priority() < 8) {
+        printf("tasks: priority skipped: OMP_MAX_TASK_PRIORITY is %d, below 8\n",
+               omp_get_max_task_priority());
+        return;
+    }
+    static const int prio[8] = {3, 7, 1, 8, 5, 2, 6, 4};
+    for (int rep = 0; rep < 4; rep++) {
+        int order[8], next = 0, released = 0, ready = 0;
+#pragma omp parallel num_threads(team2) shared(order, next, released, ready)
+        {
+            if (omp_get_thread_num() == 0) {
+                wait_for(&ready, omp_get_num_threads() - 1, "the other threads");
+                for (int k = 0; k < 8; k++) {
+#pragma omp task priority(prio[k]) firstprivate(k) shared(order, next)
+                    order[inc(&next)] = prio[k];
+                }
+#pragma omp taskwait
+                store(&released, 1);
+            } else {
+                inc(&ready);
+                wait_for(&released, 1, "the maker's taskwait");
+            }
+        }
+        LITE_EXPECT(next == 8, "priority: %d of 8 tasks ran", next);
+        for (int k = 0; k < 8; k++)
+            LITE_EXPECT(order[k] == 8 - k, "priority: the task run %d-th had priority %d, not %d",
+                        k + 1, order[k], 8 - k);
+    }
+}
+
 /* ------------------------------------------------------------------------------------- main */
 
 struct part {
@@ -1735,6 +1876,8 @@ static const struct part parts[] = {
     {"all_memory", part_all_memory, 0}, {"idle", part_idle, 0},
     {"late_group", part_late_group, 0}, {"late_help", part_late_help, 0},
     {"late_help_nested", part_late_help_nested, 0}, {"detach_solo", part_detach_solo, 0},
+    {"steal", part_steal, 1},        {"dep_release", part_dep_release, 1},
+    {"priority", part_priority, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 

@@ -1,0 +1,260 @@
+/* The members' ready queues of a team's explicit tasks.
+
+   Each member of a team has its own queue of ready tasks (struct lite_member_q), each under its
+   own small lock: the member pushes the tasks it makes (and those its completions release) at
+   the tail and takes its next task from the tail too, newest first, as a depth-first walk of
+   the task tree wants; a member with nothing to run steals at another member's head, the
+   oldest task there (closest to the root of a tree, so the most work for one steal), trying the
+   members nearest to it first (lite_bind_nearest: by the topology; without one, by member
+   number around its own: id+1, id-1, id+2, ...). Tasks with a priority wait in a second list,
+   highest first, taken before the others by owner and thief alike.
+
+   A lock per queue instead of a lock-free deque (Chase-Lev): the owner's lock is uncontended
+   unless a thief is at the same queue, so it costs one locked instruction on a line the owner
+   holds (~5 ns here), and a waiting task's rules (a taskwait runs only the waiting task's
+   children, a taskgroup end only the group's tasks) need to look inside the queue and take a
+   task from its middle, which a deque cannot do safely. See docs/architecture.md, Tasks, for
+   the measurements.
+
+   The team-wide words are touched rarely: `ready` counts the queues that hold a task and
+   changes only when one goes from empty to not empty or back (barrier waiters read it to know
+   whether to look); `used` is set once; the counts of tasks made and completed are per member
+   (single writer each) and summed only by a thread that waits for all of them (the drain at a
+   barrier). */
+#include "task_queue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline void mq_lock(struct lite_member_q *mq) { lite_mutex_lock(&mq->lock); }
+static inline void mq_unlock(struct lite_member_q *mq) { lite_mutex_unlock(&mq->lock); }
+
+static struct lite_member_q *member_queue(struct lite_tasks *q, unsigned m)
+{
+  if (m == 0)
+    return &q->local;
+  struct lite_member_q *_Atomic *members = __atomic_load_n(&q->members, __ATOMIC_ACQUIRE);
+  return members != NULL ? atomic_load_explicit(&members[m], memory_order_acquire) : NULL;
+}
+
+struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m)
+{
+  struct lite_member_q *mq = member_queue(q, m);
+  if (lite_likely(mq != NULL))
+    return mq;
+  /* Once per member and queue (the pool's queue lives as long as the pool). */
+  lite_mutex_lock(&q->lock);
+  struct lite_member_q *_Atomic *members = q->members;
+  if (members == NULL) {
+    members = calloc(LITE_MAX_TEAM_THREADS, sizeof *members);
+    if (members == NULL)
+      lite_fatal("out of memory for task queues");
+    __atomic_store_n(&q->members, members, __ATOMIC_RELEASE);
+  }
+  mq = aligned_alloc(LITE_CACHE_LINE, sizeof *mq);
+  if (mq == NULL)
+    lite_fatal("out of memory for task queues");
+  memset(mq, 0, sizeof *mq);
+  atomic_store_explicit(&members[m], mq, memory_order_release);
+  if (m + 1 > atomic_load_explicit(&q->nmembers, memory_order_relaxed))
+    atomic_store_explicit(&q->nmembers, m + 1, memory_order_release);
+  lite_mutex_unlock(&q->lock);
+  return mq;
+}
+
+unsigned lite_tq_length(struct lite_tasks *q, unsigned m)
+{
+  struct lite_member_q *mq = member_queue(q, m);
+  return mq != NULL ? atomic_load_explicit(&mq->n, memory_order_relaxed) : 0;
+}
+
+/* Under mq's lock: one more or one fewer task; the team's count of queues with tasks changes
+   only when this one goes from empty or to empty. */
+static void count_in(struct lite_tasks *q, struct lite_member_q *mq, int delta)
+{
+  unsigned n = atomic_load_explicit(&mq->n, memory_order_relaxed);
+  atomic_store_explicit(&mq->n, n + (unsigned)delta, memory_order_relaxed);
+  if (n + (unsigned)delta == 0 || n == 0) {
+    atomic_fetch_add(&q->ready, (unsigned)delta);
+    lite_tq_count_touch();
+  }
+}
+
+void lite_tq_push(struct lite_tasks *q, struct lite_member_q *mq, struct lite_task *t)
+{
+  /* Counted where a waiter looks before the task can be taken (a taker subtracts after). */
+  atomic_fetch_add_explicit(&t->parent->ready_kids, 1, memory_order_release);
+  if (t->group != NULL)
+    atomic_fetch_add_explicit(&t->group->ready, 1, memory_order_release);
+  __atomic_store_n(&t->state, LITE_TASK_READY, __ATOMIC_RELAXED);
+  mq_lock(mq);
+  if (t->priority > 0) {
+    /* Highest first; among equals, oldest first. */
+    struct lite_task **at = &mq->prio;
+    while (*at != NULL && (*at)->priority >= t->priority)
+      at = &(*at)->next;
+    t->next = *at;
+    *at = t;
+  } else {
+    t->next = NULL;
+    t->prev = mq->tail;
+    if (mq->tail != NULL)
+      mq->tail->next = t;
+    else
+      mq->head = t;
+    mq->tail = t;
+  }
+  count_in(q, mq, 1);
+  mq_unlock(mq);
+}
+
+/* Under mq's lock: the first task ok accepts, and takes it out. From the priority list first;
+   then the owner from the tail, a thief from the head. */
+static struct lite_task *take_from(struct lite_tasks *q, struct lite_member_q *mq, bool owner,
+                                   lite_tq_filter ok, void *arg)
+{
+  for (struct lite_task **at = &mq->prio; *at != NULL; at = &(*at)->next) {
+    struct lite_task *t = *at;
+    if (ok == NULL || ok(t, arg)) {
+      *at = t->next;
+      count_in(q, mq, -1);
+      return t;
+    }
+  }
+  struct lite_task *t = owner ? mq->tail : mq->head;
+  while (t != NULL && ok != NULL && !ok(t, arg))
+    t = owner ? t->prev : t->next;
+  if (t == NULL)
+    return NULL;
+  if (t->prev != NULL)
+    t->prev->next = t->next;
+  else
+    mq->head = t->next;
+  if (t->next != NULL)
+    t->next->prev = t->prev;
+  else
+    mq->tail = t->prev;
+  count_in(q, mq, -1);
+  return t;
+}
+
+/* After the unlock: the task is running, and no longer ready for its parent or group. */
+static struct lite_task *taken(struct lite_task *t)
+{
+  if (t == NULL)
+    return NULL;
+  __atomic_store_n(&t->state, LITE_TASK_RUNNING, __ATOMIC_RELAXED);
+  atomic_fetch_sub_explicit(&t->parent->ready_kids, 1, memory_order_relaxed);
+  if (t->group != NULL)
+    atomic_fetch_sub_explicit(&t->group->ready, 1, memory_order_relaxed);
+  lite_tq_count_op();
+  return t;
+}
+
+/* The team's nearest-first order for member me of n (NULL: by member number). */
+static const unsigned *steal_order(struct lite_thread *thr, unsigned me, unsigned n)
+{
+  if (n <= 2 || thr == NULL || thr->team == NULL || thr->team->pool == NULL ||
+      thr->team->nthreads != n || thr->id != me)
+    return NULL;
+  return lite_bind_nearest(thr, thr->team->pool, n);
+}
+
+struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, unsigned me,
+                               unsigned n, lite_tq_filter ok, void *arg)
+{
+  struct lite_member_q *mq = member_queue(q, me);
+  if (mq != NULL && atomic_load_explicit(&mq->n, memory_order_relaxed) != 0) {
+    mq_lock(mq);
+    struct lite_task *t = take_from(q, mq, true, ok, arg);
+    mq_unlock(mq);
+    if (t != NULL)
+      return taken(t);
+  }
+  if (n <= 1 || atomic_load_explicit(&q->ready, memory_order_relaxed) == 0)
+    return NULL;
+  const unsigned *near = steal_order(thr, me, n);
+  for (unsigned d = 1; d < n; d++) {
+    unsigned victim = near != NULL ? near[d - 1]
+                      : d % 2     ? (me + (d + 1) / 2) % n
+                                  : (me + n - (d / 2) % n) % n;
+    struct lite_member_q *vq = member_queue(q, victim);
+    if (victim == me || vq == NULL || atomic_load_explicit(&vq->n, memory_order_relaxed) == 0)
+      continue;
+    lite_tq_count_touch();
+    mq_lock(vq);
+    struct lite_task *t = take_from(q, vq, false, ok, arg);
+    mq_unlock(vq);
+    if (t != NULL)
+      return taken(t);
+  }
+  return NULL;
+}
+
+/* Completed counts first, then created: a task's creation is counted before it can run, so
+   every completion read is matched by a creation read after it, and equal sums mean that no
+   task read as created is incomplete. Sequentially consistent, with the counters' stores. */
+bool lite_tq_idle(struct lite_tasks *q)
+{
+  unsigned n = atomic_load_explicit(&q->nmembers, memory_order_acquire);
+  if (n == 0)
+    n = 1;
+  unsigned long completed = atomic_load(&q->foreign_completed);
+  for (unsigned m = 0; m < n; m++) {
+    struct lite_member_q *mq = member_queue(q, m);
+    if (mq != NULL)
+      completed += atomic_load(&mq->completed);
+  }
+  unsigned long created = 0;
+  for (unsigned m = 0; m < n; m++) {
+    struct lite_member_q *mq = member_queue(q, m);
+    if (mq != NULL)
+      created += atomic_load(&mq->created);
+  }
+  return created == completed;
+}
+
+void lite_tq_free(struct lite_tasks *q)
+{
+  struct lite_member_q *_Atomic *members = q->members;
+  if (members == NULL)
+    return;
+  for (unsigned m = 1; m < LITE_MAX_TEAM_THREADS; m++)
+    free(atomic_load_explicit(&members[m], memory_order_relaxed));
+  free(members);
+  q->members = NULL;
+  atomic_store_explicit(&q->nmembers, 0, memory_order_relaxed);
+}
+
+/* ----------------------------------------------------------------- contention counters */
+
+__thread unsigned long lite_tq_ops, lite_tq_touches;
+static _Atomic unsigned long total_ops, total_touches;
+static bool counters_on;
+
+__attribute__((constructor)) static void counters_init(void)
+{
+  const char *v = getenv("OMPLITE_TASK_COUNTERS");
+  counters_on = v != NULL && *v != '\0' && strcmp(v, "0") != 0 && strcmp(v, "false") != 0;
+}
+
+void lite_tq_counters_flush(void)
+{
+  if (!counters_on)
+    return;
+  atomic_fetch_add_explicit(&total_ops, lite_tq_ops, memory_order_relaxed);
+  atomic_fetch_add_explicit(&total_touches, lite_tq_touches, memory_order_relaxed);
+  lite_tq_ops = lite_tq_touches = 0;
+}
+
+__attribute__((destructor)) static void counters_print(void)
+{
+  if (!counters_on)
+    return;
+  lite_tq_counters_flush();
+  unsigned long ops = atomic_load(&total_ops), touches = atomic_load(&total_touches);
+  fprintf(stderr, "# libomp-lite task counters: %lu task operations, %lu shared touches (%.3f per "
+                  "operation)\n",
+          ops, touches, ops != 0 ? (double)touches / (double)ops : 0.0);
+}

@@ -1,0 +1,47 @@
+/* The members' ready queues of a team's tasks (task_queue.c), for task.c. */
+#ifndef LITE_TASK_QUEUE_H
+#define LITE_TASK_QUEUE_H
+
+#include "internal.h"
+
+/* Which member of q's team thr is: its number in the team when q is its team's, else 0 (a team
+   of one, a thread outside any region, or a thread of another team fulfilling an event). */
+static inline unsigned lite_tq_member(const struct lite_thread *thr, const struct lite_tasks *q)
+{
+  return thr != NULL && thr->team != NULL && &thr->team->tasks == q && thr->team->pool != NULL
+             ? thr->id
+             : 0;
+}
+
+/* Member m's queue, allocated at the first call for it (under q's lock). */
+struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m);
+
+/* Puts t, ready, at the owner's end of queue mq of q (its priority list if it has one). */
+void lite_tq_push(struct lite_tasks *q, struct lite_member_q *mq, struct lite_task *t);
+
+/* Takes a ready task that ok (NULL: any) accepts, for member `me` of a team of n: from its own
+   queue first (highest priority, then the newest), then from the other members' (highest
+   priority, then the oldest), nearest first. NULL if none. */
+typedef bool (*lite_tq_filter)(const struct lite_task *t, void *arg);
+struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, unsigned me,
+                               unsigned n, lite_tq_filter ok, void *arg);
+
+/* Tasks queued in member m's queue (0 if it has none): read without a lock. */
+unsigned lite_tq_length(struct lite_tasks *q, unsigned m);
+
+/* Whether every task made in q is complete (the sums of the members' counts agree). */
+bool lite_tq_idle(struct lite_tasks *q);
+
+/* Frees the member queues (the queue's memory is about to go). */
+void lite_tq_free(struct lite_tasks *q);
+
+/* The contention counters (OMPLITE_TASK_COUNTERS): a task operation (creation, start,
+   completion), and a touch of a line or lock shared with other members (another member's queue,
+   the team's ready count or lock, a parent's dependence lock). Per thread; added to the
+   process's totals at the end of each implicit task, printed at exit. */
+extern __thread unsigned long lite_tq_ops, lite_tq_touches;
+static inline void lite_tq_count_op(void) { lite_tq_ops++; }
+static inline void lite_tq_count_touch(void) { lite_tq_touches++; }
+void lite_tq_counters_flush(void);
+
+#endif
