@@ -165,6 +165,9 @@ struct lite_task {
   bool had_children;                  /* it created a task: a pointer to it left this thread */
   bool cached;                        /* a block of LITE_TASK_BLOCK bytes: may go to a cache */
   struct lite_icv icv;                /* its data environment's ICVs */
+  /* With OMPLITE_PROFILE or OMPLITE_TRACE on only: where it was made, and by whom. */
+  const void *prof_site;
+  const struct lite_thread *prof_creator;
 };
 
 /* One member's ready queue (task_queue.c), on lines of its own: the member pushes and takes at
@@ -652,11 +655,12 @@ static inline void lite_tasks_drain(struct lite_thread *thr)
 void lite_tasks_retire(struct lite_tasks *q);
 
 /* GOMP_task, with a hook for GOMP_taskloop: prepare(copy, arg) runs on the task's own copy of
-   its data before the task can start; priority: the clause's value (0 without one). */
+   its data before the task can start; priority: the clause's value (0 without one); site: the
+   construct's call site, for the profile. */
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                       long arg_size, long arg_align, bool if_clause, unsigned flags,
                       void **depend, void *detach, void (*prepare)(void *, void *),
-                      void *prepare_arg, int priority);
+                      void *prepare_arg, int priority, const void *site);
 
 /* A thread waiting in a barrier runs a ready task of its team, if there is one (so that tasks
    made after it arrived do not all fall to their creator). Returns whether it ran one. */

@@ -26,6 +26,7 @@
    at once when the creator's queue is long (throttled). bench/taskbench measures both against
    libgomp and LLVM's libomp. */
 #include "internal.h"
+#include "profile/profile.h"
 #include "task_queue.h"
 
 #include <stdlib.h>
@@ -488,6 +489,15 @@ static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *
   return NULL;
 }
 
+/* A task's body with the profile on, out of line so that run_body keeps its shape. */
+static __attribute__((noinline, cold)) void run_fn_profiled(struct lite_thread *thr,
+                                                            struct lite_task *t)
+{
+  uint64_t start = lite_prof_task_start(t->prof_site);
+  t->fn(t->data);
+  lite_prof_task_ran(t->prof_site, t->prof_creator != thr, start);
+}
+
 /* Runs t's body as the current task, with its own ICVs (unless it is discarded). */
 static void run_body(struct lite_thread *thr, struct lite_task *t)
 {
@@ -495,8 +505,12 @@ static void run_body(struct lite_thread *thr, struct lite_task *t)
   struct lite_icv saved_icv = thr->icv;
   thr->task = t;
   thr->icv = t->icv;
-  if (t->fn != NULL && !discarded(thr, t))
-    t->fn(t->data);
+  if (t->fn != NULL && !discarded(thr, t)) {
+    if (lite_prof_on())
+      run_fn_profiled(thr, t);
+    else
+      t->fn(t->data);
+  }
   thr->task = saved_task;
   thr->icv = saved_icv;
 }
@@ -818,9 +832,13 @@ void lite_task_included_end(struct lite_included *inc)
    them), took 15-30 s at 4 threads on 2 CPUs, against libgomp's 0.2 s, when each went through
    the shared lock three times; 0.4-0.5 s without (LLVM's libomp: 4.5 s). */
 static void run_included(struct lite_thread *thr, struct lite_task *parent, struct lite_tasks *q,
-                         void (*fn)(void *), void *data, bool final)
+                         void (*fn)(void *), void *data, bool final, const void *site)
 {
   struct lite_task *t = new_task(thr, parent, q, 0, 0, 1);
+  if (lite_prof_on()) {
+    t->prof_site = site;
+    t->prof_creator = thr;
+  }
   t->fn = fn;
   t->data = data;
   t->final = final;
@@ -856,12 +874,13 @@ static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                       long arg_size, long arg_align, bool if_clause, unsigned flags,
                       void **depend, void *detach, void (*prepare)(void *, void *),
-                      void *prepare_arg, int priority)
+                      void *prepare_arg, int priority, const void *site)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *parent = lite_current_task(thr);
   if (creation_cancelled(thr, parent))
     return;
+  lite_prof_task_created(site);
   struct lite_tasks *q = lite_tasks_of(thr);
   bool undeferred = !if_clause || parent->final;
   bool solo = thr->team == NULL || thr->team->pool == NULL;
@@ -871,7 +890,7 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     undeferred = true;
   if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && cpyfn == NULL &&
       prepare == NULL) {
-    run_included(thr, parent, q, fn, data, final);
+    run_included(thr, parent, q, fn, data, final, site);
     return;
   }
   /* An undeferred task may use the caller's block, which outlives it; the others and a
@@ -879,6 +898,10 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   bool copy = !undeferred || cpyfn != NULL || prepare != NULL;
   size_t align = arg_align > 1 ? (size_t)arg_align : 1;
   struct lite_task *t = new_task(thr, parent, q, ndeps, copy ? (size_t)arg_size : 0, align);
+  if (lite_prof_on()) {
+    t->prof_site = site;
+    t->prof_creator = thr;
+  }
   t->fn = fn;
   t->final = final;
   t->creator_owns = undeferred;
@@ -934,12 +957,11 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                void *detach)
 {
   lite_task_create(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, NULL,
-                   NULL, priority);
+                   NULL, priority, __builtin_return_address(0));
 }
 
-void GOMP_taskwait(void)
+static void taskwait(struct lite_thread *thr)
 {
-  struct lite_thread *thr = lite_self();
   struct lite_task *cur = thr->task;
   /* Only cur adds children, so 0 stays 0 */
   if (cur == NULL || atomic_load_explicit(&cur->children, memory_order_acquire) == 0)
@@ -947,11 +969,32 @@ void GOMP_taskwait(void)
   wait_until(thr, lite_tasks_of(thr), &taskwait_rule, cur);
 }
 
+/* The profile's taskwait row, out of line. */
+static __attribute__((noinline, cold)) void taskwait_profiled(struct lite_thread *thr,
+                                                              const void *site)
+{
+  uint64_t start = lite_prof_taskwait_begin();
+  taskwait(thr);
+  lite_prof_taskwait_end(site, start);
+}
+
+void GOMP_taskwait(void)
+{
+  if (lite_prof_on())
+    taskwait_profiled(lite_self(), __builtin_return_address(0));
+  else
+    taskwait(lite_self());
+}
+
 /* taskwait depend(...): waits for the earlier sibling tasks its clauses name, through an empty
    undeferred task with those dependences. */
 void GOMP_taskwait_depend(void **depend)
 {
-  GOMP_task(NULL, NULL, NULL, 0, 1, false, TASK_FLAG_DEPEND, depend, 0, NULL);
+  const void *site = __builtin_return_address(0);
+  uint64_t start = lite_prof_taskwait_begin();
+  lite_task_create(NULL, NULL, NULL, 0, 1, false, TASK_FLAG_DEPEND, depend, NULL, NULL, NULL, 0,
+                   site);
+  lite_prof_taskwait_end(site, start);
 }
 
 /* A task scheduling point where nothing must happen: the tasks that could run here are run by
@@ -982,8 +1025,10 @@ void GOMP_taskgroup_end(void)
   if (g == NULL)
     return;
   struct group_wait wait = {g, cur};
+  uint64_t start = lite_prof_taskgroup_begin();
   if (!group_done(NULL, &wait))
     wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
+  lite_prof_taskgroup_end(__builtin_return_address(0), start);
   cur->taskgroup = g->prev;
   free(g);
 }

@@ -75,7 +75,8 @@ static void set_bounds(void *data, void *arg)
    64-bit wrapping arithmetic, which is that type's; the last task ends at the loop's own end. */
 static void make_tasks(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                        long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
-                       int priority, uint64_t start, uint64_t end, uint64_t step, uint64_t n)
+                       int priority, uint64_t start, uint64_t end, uint64_t step, uint64_t n,
+                       const void *site)
 {
   /* gcc passes a priority only with GOMP_TASK_FLAG_PRIORITY (1 << 4), as libgomp reads it. */
   if (!(flags & (1u << 4)))
@@ -94,7 +95,7 @@ static void make_tasks(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
     uint64_t count = iterations_of(&s, k, n);
     struct bounds b = {start + first * step, k + 1 == s.ntasks ? end : start + (first + count) * step};
     lite_task_create(fn, data, cpyfn, arg_size, arg_align, (flags & FLAG_IF) != 0, task_flags,
-                     NULL, NULL, set_bounds, &b, priority);
+                     NULL, NULL, set_bounds, &b, priority, site);
     first += count;
   }
   if (group)
@@ -125,7 +126,7 @@ void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
   uint64_t stride = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
   uint64_t n = (span - 1) / stride + 1;
   make_tasks(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, (uint64_t)start,
-             (uint64_t)end, (uint64_t)step, n);
+             (uint64_t)end, (uint64_t)step, n, __builtin_return_address(0));
 }
 
 void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -142,5 +143,5 @@ void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
   uint64_t stride = up ? step : (uint64_t)0 - step;
   uint64_t n = (span - 1) / stride + 1;
   make_tasks(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step,
-             n);
+             n, __builtin_return_address(0));
 }

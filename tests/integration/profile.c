@@ -4,7 +4,8 @@
    usage: profile shape          REGIONS regions at site_regions; one region at site_loops with
                                  LOOPS uneven and LOOPS even loops, BARRIERS barriers, SINGLES
                                  single constructs, CRITICALS critical sections per member, and
-                                 SECTIONS sections constructs of two sections;
+                                 SECTIONS sections constructs of two sections, and TASKS
+                                 tasks made in a single at site_tasks, with one taskwait;
                                  then a shell (system), which must leave the files alone
           profile fork           CHILD_REGIONS regions in a fork()ed child (its own files), after
                                  REGIONS in the parent; prints "child PID"
@@ -25,6 +26,7 @@
 #define SINGLES 5
 #define CRITICALS 3
 #define SECTIONS 4
+#define TASKS 30
 #define CHILD_REGIONS 9
 #define ROOT_REGIONS 20
 #define ITERS 64
@@ -113,8 +115,27 @@ __attribute__((noinline)) void site_sections(int *runs)
     }
 }
 
+/* One member makes the tasks; the others may take them as they wait in the single's barrier. */
+__attribute__((noinline)) void site_tasks(int *task_runs)
+{
+#pragma omp single
+    {
+        for (int t = 0; t < TASKS; t++) {
+#pragma omp task
+            {
+                work(20);
+#pragma omp atomic
+                (*task_runs)++;
+            }
+        }
+#pragma omp taskwait
+        LITE_EXPECT(*task_runs == TASKS, "taskwait returned after %d of %d tasks", *task_runs,
+                    TASKS);
+    }
+}
+
 __attribute__((noinline)) void site_loops(long *sum, int *single_runs, int *critical_count,
-                                          int *section_runs)
+                                          int *section_runs, int *task_runs)
 {
 #pragma omp parallel
     {
@@ -131,21 +152,23 @@ __attribute__((noinline)) void site_loops(long *sum, int *single_runs, int *crit
             site_critical(critical_count);
         for (int c = 0; c < SECTIONS; c++)
             site_sections(section_runs);
+        site_tasks(task_runs);
     }
 }
 
 static void shape(void)
 {
-    int count = 0, single_runs = 0, critical_count = 0, section_runs = 0;
+    int count = 0, single_runs = 0, critical_count = 0, section_runs = 0, task_runs = 0;
     long sum = 0;
     int n = omp_get_max_threads();
     site_regions(&count);
     LITE_EXPECT(count == REGIONS * n, "regions: %d member runs, expected %d", count, REGIONS * n);
-    site_loops(&sum, &single_runs, &critical_count, &section_runs);
+    site_loops(&sum, &single_runs, &critical_count, &section_runs, &task_runs);
     LITE_EXPECT(sum == 2L * LOOPS * (ITERS * (ITERS - 1) / 2), "loops: sum %ld", sum);
     LITE_EXPECT(single_runs == SINGLES, "single ran %d times", single_runs);
     LITE_EXPECT(critical_count == CRITICALS * n, "critical: %d", critical_count);
     LITE_EXPECT(section_runs == 2 * SECTIONS, "sections: %d runs", section_runs);
+    LITE_EXPECT(task_runs == TASKS, "tasks: %d runs", task_runs);
     /* A helper process with the same environment (on the preload route it loads libomp-lite
        too) must not overwrite this program's files: it ran no construct. */
     LITE_EXPECT(system("true") == 0, "system(\"true\") failed");

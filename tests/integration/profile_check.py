@@ -11,7 +11,7 @@ The counts are profile.c's."""
 import json
 import sys
 
-REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS, SECTIONS = 50, 12, 7, 5, 3, 4
+REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS, SECTIONS, TASKS = 50, 12, 7, 5, 3, 4, 30
 CHILD_REGIONS, ROOT_REGIONS = 9, 20
 problems = []
 
@@ -117,6 +117,9 @@ def check_shape(n, table, trace, cpus):
     expect_count(rows, "single", "site_single", SINGLES, table)
     expect_count(rows, "critical", "site_critical", CRITICALS * n, table)
     sections = expect_count(rows, "sections", "site_sections", SECTIONS, table)
+    expect_count(rows, "task", "site_tasks", TASKS, table)
+    expect_count(rows, "taskwait", "site_tasks", 1, table)
+    expect_count(rows, "single", "site_tasks", 1, table)
     if sections is not None and float(sections["chunks/r"]) != 2:
         fail("%s: sections: %s chunks a run, expected 2 (its sections)" % (table,
                                                                         sections["chunks/r"]))
@@ -144,6 +147,9 @@ def check_shape(n, table, trace, cpus):
             if begins(lanes[t], "barrier") < BARRIERS + 2 * LOOPS:
                 fail("%s: lane %s: %d barriers, expected at least %d"
                      % (trace, t, begins(lanes[t], "barrier"), BARRIERS + 2 * LOOPS))
+        ran = sum(begins(evs, "task") for evs in lanes.values())
+        if ran != TASKS:
+            fail("%s: %d task intervals, expected %d" % (trace, ran, TASKS))
         if other.get("dropped_events") != 0:
             fail("%s: %s events dropped" % (trace, other.get("dropped_events")))
 
