@@ -4,7 +4,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier tests/unit/test_team \
 	tests/unit/test_site tests/unit/test_tiny tests/unit/test_balance tests/unit/test_memory \
 	tests/unit/test_format tests/unit/test_topology tests/unit/test_places tests/unit/test_partition \
-	tests/unit/test_profile
+	tests/unit/test_profile tests/unit/test_task_queue
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS)
@@ -49,4 +49,7 @@ tests_unit_test_places_LDADD = $(UNIT_LDADD)
 tests_unit_test_partition_SOURCES = tests/unit/test_partition.c
 tests_unit_test_partition_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_partition_LDADD = $(UNIT_LDADD)
+tests_unit_test_task_queue_SOURCES = tests/unit/test_task_queue.c
+tests_unit_test_task_queue_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_task_queue_LDADD = $(UNIT_LDADD)
 endif

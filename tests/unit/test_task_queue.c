@@ -1,0 +1,151 @@
+/* Unit tests for libomp-lite/task_queue.c: the members' ready queues. The owner takes its newest
+   task, a thief the oldest; a task with a priority goes first; a member with nothing of its own
+   steals from the nearest member first: by the topology when there is one (a synthetic machine
+   through HWLOC_SYNTHETIC, so the test does not depend on this one), else by member number. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libomp-lite/task_queue.h"
+
+#define MEMBERS 4
+
+/* A pool whose team has MEMBERS members, member k noted as last running on CPU cpus[k], and
+   the state of member 0; the tasks' parent. */
+struct fixture {
+  struct lite_pool *pool;
+  struct lite_thread thr;
+  struct lite_task parent;
+  struct lite_task tasks[8];
+};
+
+static void fixture_init(struct fixture *f, const int *cpus)
+{
+  f->pool = aligned_alloc(LITE_CACHE_LINE, sizeof *f->pool);
+  memset(f->pool, 0, sizeof *f->pool);
+  f->pool->nthreads = MEMBERS;
+  f->pool->team_storage.pool = f->pool;
+  f->pool->team_storage.nthreads = MEMBERS;
+  f->pool->team_storage.tasks.pool = f->pool;
+  f->pool->slots = calloc(MEMBERS, sizeof *f->pool->slots);
+  for (unsigned k = 0; k < MEMBERS; k++) {
+    f->pool->slots[k] = aligned_alloc(LITE_CACHE_LINE, sizeof *f->pool->slots[k]);
+    memset(f->pool->slots[k], 0, sizeof *f->pool->slots[k]);
+    atomic_store(&f->pool->slots[k]->cpu, cpus != NULL ? cpus[k] : (int)k);
+  }
+  memset(&f->thr, 0, sizeof f->thr);
+  f->thr.team = &f->pool->team_storage;
+  f->thr.id = 0;
+  memset(&f->parent, 0, sizeof f->parent);
+  f->parent.implicit = true;
+  memset(f->tasks, 0, sizeof f->tasks);
+  for (unsigned i = 0; i < 8; i++)
+    f->tasks[i].parent = &f->parent;
+}
+
+static struct lite_tasks *queue(struct fixture *f) { return &f->pool->team_storage.tasks; }
+
+static void push(struct fixture *f, unsigned member, unsigned task)
+{
+  lite_tq_push(queue(f), lite_tq_own(queue(f), member), &f->tasks[task]);
+}
+
+static struct lite_task *take(struct fixture *f, struct lite_thread *thr, unsigned me)
+{
+  return lite_tq_take(thr, queue(f), me, MEMBERS, NULL, NULL);
+}
+
+static void fixture_free(struct fixture *f)
+{
+  lite_tq_free(queue(f));
+  for (unsigned k = 0; k < MEMBERS; k++)
+    free(f->pool->slots[k]);
+  free(f->pool->slots);
+  free(f->thr.near);
+  free(f->pool);
+}
+
+START_TEST(test_owner_newest_thief_oldest)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  push(&f, 0, 0);
+  push(&f, 0, 1);
+  push(&f, 0, 2);
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[2]);  /* the owner: newest */
+  ck_assert_ptr_eq(take(&f, NULL, 1), &f.tasks[0]);  /* a thief: oldest */
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[1]);
+  ck_assert_ptr_null(take(&f, NULL, 0));
+  ck_assert(lite_tq_length(queue(&f), 0) == 0);
+  fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_priority_first)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  push(&f, 0, 0);
+  f.tasks[1].priority = 3;
+  push(&f, 0, 1);
+  f.tasks[2].priority = 7;
+  push(&f, 0, 2);
+  push(&f, 0, 3);
+  /* The owner and a thief alike: the highest priority first, then by their ends. */
+  ck_assert_ptr_eq(take(&f, NULL, 1), &f.tasks[2]);
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[1]);
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[3]);
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[0]);
+  fixture_free(&f);
+}
+END_TEST
+
+/* Without a topology: the members around the thief's own number, id + 1 first. */
+START_TEST(test_steal_by_member_number)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  push(&f, 2, 0);
+  push(&f, 1, 1);
+  push(&f, 3, 2);
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[1]); /* member 1 */
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[2]); /* member 3 (0 - 1) */
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[0]); /* member 2 */
+  fixture_free(&f);
+}
+END_TEST
+
+/* Two packages of four cores: members 0 and 2 run on package 0, members 1 and 3 on package 1.
+   Member 0 steals from member 2 first, though member 1 comes first by number. */
+START_TEST(test_steal_nearest_first)
+{
+  ck_assert_int_eq(setenv("HWLOC_SYNTHETIC", "pack:2 core:4 pu:1", 1), 0);
+  const int cpus[MEMBERS] = {0, 4, 1, 5};
+  struct fixture f;
+  fixture_init(&f, cpus);
+  push(&f, 1, 0);
+  push(&f, 2, 1);
+  push(&f, 3, 2);
+  ck_assert_ptr_eq(take(&f, &f.thr, 0), &f.tasks[1]); /* member 2: the same package */
+  ck_assert_ptr_nonnull(f.thr.near);
+  ck_assert_ptr_eq(take(&f, &f.thr, 0), &f.tasks[0]); /* then member 1 or 3 */
+  ck_assert_ptr_eq(take(&f, &f.thr, 0), &f.tasks[2]);
+  fixture_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("task_queue");
+  TCase *tc = tcase_create("queues");
+  tcase_add_test(tc, test_owner_newest_thief_oldest);
+  tcase_add_test(tc, test_priority_first);
+  tcase_add_test(tc, test_steal_by_member_number);
+  tcase_add_test(tc, test_steal_nearest_first);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
