@@ -899,6 +899,13 @@ static void print_verbose(FILE *out, const struct lite_env *env)
   fprintf(out, "  GOMP_SPINCOUNT = '%llu'\n", env->spincount);
   fprintf(out, "  OMPLITE_SPIN_US = '%llu'\n", (unsigned long long)(env->spin_ns / 1000));
   fprintf(out, "  OMPLITE_YIELD_US = '%llu'\n", (unsigned long long)(env->yield_ns / 1000));
+  /* The profile's settings as read: off '0', the table on stderr '1', or its file. */
+  fprintf(out, "  OMPLITE_PROFILE = '%s'\n",
+          lite_prof_path != NULL                  ? lite_prof_path
+          : (env->profile & LITE_PROF_TABLE) != 0 ? "1"
+                                                   : "0");
+  fprintf(out, "  OMPLITE_TRACE = '%s'\n", lite_trace_path != NULL ? lite_trace_path : "0");
+  fprintf(out, "  OMPLITE_TRACE_EVENTS = '%u'\n", lite_trace_events);
 }
 
 void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)

@@ -750,7 +750,10 @@ START_TEST(test_display_defaults)
                          "  GOMP_STACKSIZE = '0'\n"
                          "  GOMP_SPINCOUNT = '300000'\n"
                          "  OMPLITE_SPIN_US = '300'\n"
-                         "  OMPLITE_YIELD_US = '100'\n" DISPLAY_TAIL);
+                         "  OMPLITE_YIELD_US = '100'\n"
+                         "  OMPLITE_PROFILE = '0'\n"
+                         "  OMPLITE_TRACE = '0'\n"
+                         "  OMPLITE_TRACE_EVENTS = '65536'\n" DISPLAY_TAIL);
   free(text);
   lite_env_free(&env);
 }
@@ -764,7 +767,8 @@ START_TEST(test_display_values)
                  "1M", "OMP_WAIT_POLICY", "active", "OMP_THREAD_LIMIT", "5", "OMP_NUM_TEAMS", "4",
                  "OMP_TEAMS_THREAD_LIMIT", "8", "OMP_CANCELLATION", "true", "OMP_DEFAULT_DEVICE",
                  "3", "OMP_MAX_TASK_PRIORITY", "5", "OMP_DISPLAY_AFFINITY", "true",
-                 "OMP_AFFINITY_FORMAT", "x %n", "OMPLITE_YIELD_US", "7", NULL));
+                 "OMP_AFFINITY_FORMAT", "x %n", "OMPLITE_YIELD_US", "7", "OMPLITE_PROFILE", "1",
+                 "OMPLITE_TRACE", "t.json", "OMPLITE_TRACE_EVENTS", "100", NULL));
   char *text = print_env(&env, true);
   ck_assert_str_eq(text, DISPLAY_HEAD
                    "  OMP_DYNAMIC = 'TRUE'\n"
@@ -790,7 +794,10 @@ START_TEST(test_display_values)
                    "  GOMP_STACKSIZE = '1048576'\n"
                    "  GOMP_SPINCOUNT = '30000000000'\n"
                    "  OMPLITE_SPIN_US = '50000'\n"
-                   "  OMPLITE_YIELD_US = '7'\n" DISPLAY_TAIL);
+                   "  OMPLITE_YIELD_US = '7'\n"
+                   "  OMPLITE_PROFILE = '1'\n"
+                   "  OMPLITE_TRACE = 't.json'\n"
+                   "  OMPLITE_TRACE_EVENTS = '100'\n" DISPLAY_TAIL);
   free(text);
   lite_env_free(&env);
 }
