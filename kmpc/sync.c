@@ -17,7 +17,7 @@ KMPC_EXPORT void __kmpc_barrier(ident_t *loc, int32_t gtid)
 KMPC_EXPORT int32_t __kmpc_single(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
-  return GOMP_single_start();
+  return lite_single_start_from(__builtin_return_address(0));
 }
 
 KMPC_EXPORT void __kmpc_end_single(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
@@ -52,7 +52,10 @@ KMPC_EXPORT void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *
 {
   (void)loc, (void)gtid;
   atomic_thread_fence(memory_order_release);
-  lite_mutex_lock(critical_word(crit));
+  if (lite_prof_on())
+    lite_prof_critical(critical_word(crit), __builtin_return_address(0));
+  else
+    lite_mutex_lock(critical_word(crit));
 }
 
 /* The hint (contended, uncontended, speculative, ...) is a performance hint; the lock is the
@@ -60,8 +63,12 @@ KMPC_EXPORT void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *
 KMPC_EXPORT void __kmpc_critical_with_hint(ident_t *loc, int32_t gtid, kmp_critical_name *crit,
                                            uint32_t hint)
 {
-  (void)hint;
-  __kmpc_critical(loc, gtid, crit);
+  (void)loc, (void)gtid, (void)hint;
+  atomic_thread_fence(memory_order_release);
+  if (lite_prof_on())
+    lite_prof_critical(critical_word(crit), __builtin_return_address(0));
+  else
+    lite_mutex_lock(critical_word(crit));
 }
 
 KMPC_EXPORT void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)

@@ -184,7 +184,8 @@ static void run_task(void *arg)
   task_release(h);
 }
 
-static void submit(struct kmpc_task *h, bool if_clause, void **depend)
+/* site: the clang-built caller, for the profile's task rows. */
+static void submit(struct kmpc_task *h, bool if_clause, void **depend, const void *site)
 {
   kmp_task_t *t = task_of(h);
   struct task_ref ref = { NULL, h };
@@ -205,14 +206,14 @@ static void submit(struct kmpc_task *h, bool if_clause, void **depend)
     flags |= GOMP_DETACH;
     detach = (void *)&h->event;
   }
-  GOMP_task(run_task, &ref, NULL, sizeof ref, _Alignof(struct task_ref), if_clause, flags,
-            depend, priority, detach);
+  lite_task_create(run_task, &ref, NULL, sizeof ref, _Alignof(struct task_ref), if_clause, flags,
+                   depend, detach, NULL, NULL, priority, site);
 }
 
 KMPC_EXPORT int32_t __kmpc_omp_task(ident_t *loc, int32_t gtid, kmp_task_t *new_task)
 {
   (void)loc, (void)gtid;
-  submit(header_of(new_task), true, NULL);
+  submit(header_of(new_task), true, NULL, __builtin_return_address(0));
   return 0; /* TASK_CURRENT_NOT_QUEUED: nothing the caller reads */
 }
 
@@ -276,7 +277,8 @@ KMPC_EXPORT int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_ta
   (void)loc, (void)gtid;
   void *small[32];
   void **dep = build_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small, 32);
-  submit(header_of(new_task), true, (uintptr_t)dep[1] > 0 ? dep : NULL);
+  submit(header_of(new_task), true, (uintptr_t)dep[1] > 0 ? dep : NULL,
+         __builtin_return_address(0));
   if (dep != small)
     free(dep);
   return 0;
@@ -320,7 +322,7 @@ KMPC_EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, int32_t gtid, kmp_ta
 KMPC_EXPORT int32_t __kmpc_omp_taskwait(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
-  GOMP_taskwait();
+  lite_taskwait_from(__builtin_return_address(0));
   return 0;
 }
 
@@ -393,7 +395,7 @@ KMPC_EXPORT void __kmpc_end_taskgroup(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
   struct kmpc_taskgroup *g = current_group;
-  GOMP_taskgroup_end();
+  lite_taskgroup_end_from(__builtin_return_address(0));
   if (g == NULL)
     return; /* unbalanced: a taskgroup begun by a gcc-built caller */
   end_group(g);
@@ -661,7 +663,8 @@ static kmp_task_t *task_copy(kmp_task_t *pattern, void (*task_dup)(kmp_task_t *,
 
 static void taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val, uint64_t *lb,
                      uint64_t *ub, int64_t st, int nogroup, int sched, uint64_t grainsize,
-                     bool strict, void (*task_dup)(kmp_task_t *, kmp_task_t *, int))
+                     bool strict, void (*task_dup)(kmp_task_t *, kmp_task_t *, int),
+                     const void *site)
 {
   int64_t lo = (int64_t)*lb, hi = (int64_t)*ub;
   uint64_t trip = 0;
@@ -703,7 +706,7 @@ static void taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val, u
       kmp_task_t *t = task_copy(task, task_dup, last);
       *(uint64_t *)((char *)t + lb_off) = (uint64_t)lo + first * (uint64_t)st;
       *(uint64_t *)((char *)t + ub_off) = (uint64_t)lo + (first + n - 1) * (uint64_t)st;
-      submit(header_of(t), if_val != 0, NULL);
+      submit(header_of(t), if_val != 0, NULL, site);
       first += n;
     }
   }
@@ -717,7 +720,7 @@ KMPC_EXPORT void __kmpc_taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, i
                                  uint64_t grainsize, void *task_dup)
 {
   taskloop(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, false,
-           (void (*)(kmp_task_t *, kmp_task_t *, int))task_dup);
+           (void (*)(kmp_task_t *, kmp_task_t *, int))task_dup, __builtin_return_address(0));
 }
 
 KMPC_EXPORT void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val,
@@ -725,5 +728,5 @@ KMPC_EXPORT void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task,
                                    int sched, uint64_t grainsize, int modifier, void *task_dup)
 {
   taskloop(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier != 0,
-           (void (*)(kmp_task_t *, kmp_task_t *, int))task_dup);
+           (void (*)(kmp_task_t *, kmp_task_t *, int))task_dup, __builtin_return_address(0));
 }

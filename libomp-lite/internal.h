@@ -661,6 +661,12 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                       long arg_size, long arg_align, bool if_clause, unsigned flags,
                       void **depend, void *detach, void (*prepare)(void *, void *),
                       void *prepare_arg, int priority, const void *site);
+/* GOMP_taskwait and GOMP_taskgroup_end for another entry point (kmpc/), with its caller's site
+   for the profile. */
+void lite_taskwait_from(const void *site);
+/* GOMP_single_start for kmpc/, with its caller's site. */
+bool lite_single_start_from(const void *site);
+void lite_taskgroup_end_from(const void *site);
 
 /* A thread waiting in a barrier runs a ready task of its team, if there is one (so that tasks
    made after it arrived do not all fall to their creator). Returns whether it ran one. */

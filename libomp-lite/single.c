@@ -30,12 +30,16 @@ static __attribute__((noinline, cold)) bool single_profiled(const void *site)
   return won;
 }
 
-bool GOMP_single_start(void)
+static inline bool single_start_from(const void *site)
 {
   if (lite_prof_on())
-    return single_profiled(__builtin_return_address(0));
+    return single_profiled(site);
   return single_start();
 }
+
+bool GOMP_single_start(void) { return single_start_from(__builtin_return_address(0)); }
+
+bool lite_single_start_from(const void *site) { return single_start_from(site); }
 
 /* Returns NULL to the thread that runs the block (it then calls GOMP_single_copy_end), and the
    block's copyprivate data to the others, after the winner published it. */

@@ -978,13 +978,15 @@ static __attribute__((noinline, cold)) void taskwait_profiled(struct lite_thread
   lite_prof_taskwait_end(site, start);
 }
 
-void GOMP_taskwait(void)
+void lite_taskwait_from(const void *site)
 {
   if (lite_prof_on())
-    taskwait_profiled(lite_self(), __builtin_return_address(0));
+    taskwait_profiled(lite_self(), site);
   else
     taskwait(lite_self());
 }
+
+void GOMP_taskwait(void) { lite_taskwait_from(__builtin_return_address(0)); }
 
 /* taskwait depend(...): waits for the earlier sibling tasks its clauses name, through an empty
    undeferred task with those dependences. */
@@ -1017,7 +1019,9 @@ void GOMP_taskgroup_start(void)
   cur->taskgroup = g;
 }
 
-void GOMP_taskgroup_end(void)
+void GOMP_taskgroup_end(void) { lite_taskgroup_end_from(__builtin_return_address(0)); }
+
+void lite_taskgroup_end_from(const void *site)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *cur = lite_current_task(thr);
@@ -1028,7 +1032,7 @@ void GOMP_taskgroup_end(void)
   uint64_t start = lite_prof_taskgroup_begin();
   if (!group_done(NULL, &wait))
     wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
-  lite_prof_taskgroup_end(__builtin_return_address(0), start);
+  lite_prof_taskgroup_end(site, start);
   cur->taskgroup = g->prev;
   free(g);
 }
