@@ -54,7 +54,7 @@ enum lite_prof_decision {
 struct lite_prof_row {
   const void *key;                 /* the call site; NULL: free (set once, under the CAS) */
   enum lite_prof_kind kind;
-  const void *fn;                  /* the outlined function, where there is one */
+  _Atomic(const void *) fn;        /* the outlined function, where there is one */
   _Atomic uint64_t count;          /* runs (regions, loops, barriers met by the team, ...) */
   _Atomic uint64_t wall_ns;        /* wall time of the runs (a loop: its members' mean) */
   _Atomic uint64_t member_ns;      /* the members' time inside, summed over members */

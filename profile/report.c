@@ -234,9 +234,10 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
     snprintf(perrun, sizeof perrun, "-");
   decision_text(row, dec, sizeof dec);
   const void *name_addr = row->key;
-  if (row->fn != NULL && (row->key == NULL || in_runtime(row->key)) && !in_runtime(row->fn))
-    name_addr = row->fn;
-  if (row->key == NULL && row->fn == NULL)
+  const void *fn = atomic_load_explicit(&row->fn, memory_order_relaxed);
+  if (fn != NULL && (row->key == NULL || in_runtime(row->key)) && !in_runtime(fn))
+    name_addr = fn;
+  if (row->key == NULL && fn == NULL)
     snprintf(site, sizeof site, "(other sites: the table is full)");
   else
     lite_prof_name(name_addr, site, sizeof site);

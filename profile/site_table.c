@@ -53,21 +53,21 @@ struct lite_prof_row *lite_prof_row(const void *site, enum lite_prof_kind kind, 
     unsigned i = (start + probe) % (PROF_ROWS - 1);
     uint64_t seen = atomic_load_explicit(&tags[i], memory_order_acquire);
     if (seen == 0) {
-      /* Fill the row's identity first; the tag's release publishes it. A thread that loses the
-         race for this free row wrote the same kind, and a site's fn is the same for everyone,
+      /* The winner of the tag writes the row's identity. A site's fn is the same for everyone,
          or at worst a name the report shows. */
       if (atomic_compare_exchange_strong_explicit(&tags[i], &seen, tag, memory_order_acq_rel,
                                                   memory_order_acquire)) {
         rows[i].key = site;
         rows[i].kind = kind;
-        rows[i].fn = fn;
-        atomic_thread_fence(memory_order_release);
+        atomic_store_explicit(&rows[i].fn, fn, memory_order_relaxed);
         return &rows[i];
       }
     }
     if (seen == tag) {
-      if (rows[i].fn == NULL && fn != NULL)
-        rows[i].fn = fn;
+      /* The winner may still be writing the row's identity: fn, read and written here by
+         anyone, is atomic; key and kind only the report reads, at exit. */
+      if (fn != NULL && atomic_load_explicit(&rows[i].fn, memory_order_relaxed) == NULL)
+        atomic_store_explicit(&rows[i].fn, fn, memory_order_relaxed);
       return &rows[i];
     }
   }

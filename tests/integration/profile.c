@@ -31,7 +31,8 @@
 #define ROOT_REGIONS 20
 #define ITERS 64
 
-static volatile double sink;
+/* Per thread: the members' work must not race on one variable (ThreadSanitizer). */
+static _Thread_local volatile double sink;
 
 /* About n units of work. */
 static void work(long n)
@@ -86,7 +87,11 @@ __attribute__((noinline)) void site_barrier(void)
 __attribute__((noinline)) void site_single(int *runs)
 {
 #pragma omp single nowait
-    (*runs)++;
+    {
+        /* nowait: the next single may run on another thread at the same time. */
+#pragma omp atomic
+        (*runs)++;
+    }
     __asm__ volatile("");
 }
 
