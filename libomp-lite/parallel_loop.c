@@ -48,6 +48,23 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads, u
   return true;
 }
 
+/* Starts the combined construct's region: blocking (GOMP_parallel_loop_*) runs it to its end,
+   a tiny loop on the caller alone; otherwise (the pre-4.9 *_start entry points) it only forks. */
+static void start_region(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
+                         struct combined_loop *loop, bool blocking, const void *site)
+{
+  if (!blocking) {
+    lite_parallel_begin(fn, data, num_threads, flags, setup_combined, loop);
+    return;
+  }
+  if (run_unshared(fn, data, num_threads, flags, loop, site))
+    return;
+  if (lite_prof_on())
+    lite_parallel_run_profiled(site, fn, data, num_threads, flags, setup_combined, loop);
+  else
+    lite_parallel_run(fn, data, num_threads, flags, setup_combined, loop);
+}
+
 static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
                 long incr, enum lite_sched kind, bool monotonic, long chunk, unsigned flags,
                 bool blocking, const void *site)
@@ -55,17 +72,7 @@ static void run(void (*fn)(void *), void *data, unsigned num_threads, long start
   uint64_t req_chunk = chunk > 0 ? (uint64_t)chunk : 0;
   struct combined_loop loop = {start, end, incr,
                                {kind, monotonic, false, req_chunk, (void *)fn, false}};
-  if (blocking) {
-    if (run_unshared(fn, data, num_threads, flags, &loop, site))
-      return;
-    if (lite_prof_on())
-      lite_parallel_run_profiled(site, fn, data, num_threads, flags,
-                                 setup_combined, &loop);
-    else
-      lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
-  } else {
-    lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
-  }
+  start_region(fn, data, num_threads, flags, &loop, blocking, site);
 }
 
 static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
@@ -77,17 +84,7 @@ static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, lo
   lite_sched_resolve_runtime(lite_self(), &loop.req, maybe_nonmonotonic || nonmonotonic);
   if (nonmonotonic)
     loop.req.monotonic = false;
-  if (blocking) {
-    if (run_unshared(fn, data, num_threads, flags, &loop, site))
-      return;
-    if (lite_prof_on())
-      lite_parallel_run_profiled(site, fn, data, num_threads, flags,
-                                 setup_combined, &loop);
-    else
-      lite_parallel_run(fn, data, num_threads, flags, setup_combined, &loop);
-  } else {
-    lite_parallel_begin(fn, data, num_threads, flags, setup_combined, &loop);
-  }
+  start_region(fn, data, num_threads, flags, &loop, blocking, site);
 }
 
 /* The call site, for the profile (the statistics of sched/site.c key combined loops by fn). */
