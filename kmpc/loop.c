@@ -386,7 +386,7 @@ DEFINE_DISPATCH_NEXT(8, int64_t, int64_t, FROM_BIASED)
 DEFINE_DISPATCH_NEXT(8u, uint64_t, int64_t, FROM_ULL)
 
 /* The end of an ordered loop's iteration: nothing, the ordered turn passes at the end of each
-   chunk (ordered.c). */
+   chunk or of a one-iteration chunk's ordered region (ordered.c). */
 KMPC_EXPORT void __kmpc_dispatch_fini_4(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
 KMPC_EXPORT void __kmpc_dispatch_fini_4u(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
 KMPC_EXPORT void __kmpc_dispatch_fini_8(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
