@@ -355,8 +355,9 @@ libgomp: error directive encountered"
 # thread must run itself), late_help (tasks made then are shared with the threads waiting for
 # the region to end), late_help_nested (the same in two inner teams at once, from nested pools)
 # and all_memory (omp_all_memory as gcc 13 passes it, a null address:
-# stock libgomp 12 takes that for an ordinary address), and priority (a member's queued tasks run
-# highest priority first; it needs OMP_MAX_TASK_PRIORITY).
+# stock libgomp 12 takes that for an ordinary address), priority (a member's queued tasks run
+# highest priority first; it needs OMP_MAX_TASK_PRIORITY), and idle_memory (an idle team gives
+# back the memory of the tasks its workers ran).
 t_tasks() {
     local n
     for n in 1 2 3 4 8; do
@@ -404,6 +405,9 @@ t_tasks() {
     for n in 1 2 4; do
         case_ok OMP_MAX_TASK_PRIORITY=10 OMP_NUM_THREADS=$n tasks priority
     done
+    # Workers that ran others' tasks give the tasks' memory back once idle.
+    case_ok tasks idle_memory
+    case_ok OMP_WAIT_POLICY=passive tasks idle_memory
 }
 
 # Target and teams on the host, there being no offload device: the same checks with 1, 2 and 4

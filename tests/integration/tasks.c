@@ -12,11 +12,12 @@
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
                             nested orphan tied throttle steal dep_release, run without PART; and
                             all_memory idle late_group late_help late_help_nested detach_solo
-                            priority, run only when named (each a case of its own in
+                            priority idle_memory, run only when named (each a case of its own in
                             run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
 #include "lite_check.h"
+#include <malloc.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -1858,6 +1859,67 @@ static void part_priority(void)
     }
 }
 
+/* ------------------------------------------------------------------------------ idle_memory */
+
+/* Workers that ran other threads' tasks and then went idle give the memory of those tasks back:
+   the runtime may keep freed task descriptors for reuse, but not in a thread that parks. Rounds
+   of TEAM tasks that each wait until all TEAM have started, made by one thread, so every member
+   runs exactly one task a round; then the team idles and the heap in use must come back near
+   where it was after the first round (on libomp-lite before the fix, each worker kept 64 KiB
+   of blocks for ever: 769 such threads held 20 MiB in tests/stress-soak.sh, growing). The first
+   round is the baseline, as what a runtime allocates once is allocated there (libomp-lite's
+   member queues, 33 KiB, and the machine's topology for the order of stealing, 110 KiB); the
+   limit leaves room for what the thread still running keeps (libomp-lite: at most 64 KiB of
+   blocks in the thread that made the tasks). */
+static int idle_met[161];
+
+static void idle_rounds(int first, int last, int *size)
+{
+    enum { TEAM = 4 };
+#pragma omp parallel num_threads(TEAM)
+#pragma omp single
+    {
+        *size = omp_get_num_threads();
+        for (int r = first; r < last && *size == TEAM; r++) {
+            for (int k = 0; k < TEAM; k++) {
+#pragma omp task firstprivate(r)
+                {
+                    inc(&idle_met[r]);
+                    wait_for(&idle_met[r], TEAM, "every member of the team to start a task");
+                }
+            }
+#pragma omp taskwait
+        }
+    }
+}
+
+static void part_idle_memory(void)
+{
+    enum { TEAM = 4, ROUNDS = 160, LIMIT_KIB = 96 };
+    int size = 0;
+    idle_rounds(0, 1, &size);
+    size_t base = mallinfo2().uordblks;
+    if (size == TEAM)
+        idle_rounds(1, ROUNDS + 1, &size);
+    if (size != TEAM) {
+        printf("tasks: idle_memory skipped: a team of %d, not %d\n", size, TEAM);
+        return;
+    }
+    /* The workers park after their spin (at once when the machine is loaded); not a timing
+       check: the wait only ends a failing run. */
+    size_t held = 0;
+    for (int k = 0; k < 1000; k++) {
+        size_t now = mallinfo2().uordblks;
+        held = now > base ? now - base : 0;
+        if (held < LIMIT_KIB * 1024)
+            break;
+        usleep(10000);
+    }
+    LITE_EXPECT(held < LIMIT_KIB * 1024, "idle_memory: 10 s after %d rounds of tasks, the idle "
+                "team still holds %zu KiB more of the heap than before them (at most %d allowed)",
+                ROUNDS, held / 1024, (int)LIMIT_KIB);
+}
+
 /* ------------------------------------------------------------------------------------- main */
 
 struct part {
@@ -1877,7 +1939,7 @@ static const struct part parts[] = {
     {"late_group", part_late_group, 0}, {"late_help", part_late_help, 0},
     {"late_help_nested", part_late_help_nested, 0}, {"detach_solo", part_detach_solo, 0},
     {"steal", part_steal, 1},        {"dep_release", part_dep_release, 1},
-    {"priority", part_priority, 0},
+    {"priority", part_priority, 0},  {"idle_memory", part_idle_memory, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
