@@ -121,21 +121,37 @@ void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsign
   atomic_thread_fence(memory_order_acquire);
 }
 
-/* A task became ready: wake one thread parked in a barrier of the team, if any, to run it. The
-   woken waiter finds its word unchanged and looks at the tasks (the futex words are not
-   changed, so waiters that poll are not disturbed). One in each place where one sleeps: a
-   sleeper counted on release may be awake already (between its futex call and its count's
-   decrement), and waking only there left the leader asleep in its gather while the team's
-   other members each ran a task that waited for the next one to start (tasks.c, part steal,
-   3 threads: one run in three hung, with one queue per team and with one per member). */
+/* A task became ready: wake one thread parked in a barrier of the team, if any, to run it, and
+   every member on call after the region's end. Each futex word is changed before its wake-up
+   (the release word's bell bit, which waiters that poll ignore; the join and call words, which
+   are only counters): a waiter looks for a ready task, finds none, counts itself a sleeper and
+   calls futex_wait with the word it read, and a wake-up between its look and its call, with the
+   word unchanged, found nobody in the kernel's queue and was lost, so that a task that waits
+   for another to start hung (tasks.c, part idle_memory, 4 threads under ThreadSanitizer with
+   OMP_WAIT_POLICY=passive: 3 runs in 3). One in each place where one sleeps: a sleeper counted
+   on release may be awake already (between its futex call and its count's decrement), and
+   waking only there left the leader asleep in its gather while the team's other members each
+   ran a task that waited for the next one to start (tasks.c, part steal, 3 threads: one run in
+   three hung). */
 void lite_barrier_poke(struct lite_pool *pool)
 {
-  if (atomic_load(&pool->release_sleepers) != 0)
+  if (atomic_load(&pool->release_sleepers) != 0) {
+    atomic_fetch_xor(&pool->release, LITE_RELEASE_BELL);
     lite_futex_wake(&pool->release, 1);
-  if (atomic_load(&pool->join_sleepers) != 0)
+  }
+  if (atomic_load(&pool->join_sleepers) != 0) {
+    atomic_fetch_add(&pool->join_word, 1);
     lite_futex_wake(&pool->join_word, 1);
-  if (atomic_load(&pool->gen_sleepers) != 0)
-    lite_futex_wake(&pool->gen, INT32_MAX); /* members on call after the region's end (team.c) */
+  }
+  lite_wake_on_call(pool);
+}
+
+void lite_wake_on_call(struct lite_pool *pool)
+{
+  if (atomic_load(&pool->gen_sleepers) != 0) {
+    atomic_fetch_add(&pool->call_word, 1);
+    lite_futex_wake(&pool->call_word, INT32_MAX);
+  }
 }
 
 /* Publishes a barrier's release, keeping the cancellation bit if it is set. */
@@ -358,7 +374,7 @@ bool lite_barrier_wait_cancel(struct lite_thread *thr)
     uint32_t seen = atomic_load_explicit(&pool->release, memory_order_acquire);
     if ((seen & LITE_RELEASE_CANCELLED) || atomic_load(&team->cancelled))
       return true;
-    if (seen == epoch)
+    if ((seen & LITE_EPOCH_MASK) == epoch)
       return false;
     if (lite_waiter_poll(&w))
       continue;

@@ -164,6 +164,11 @@ struct lite_task {
   bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
   bool had_children;                  /* it created a task: a pointer to it left this thread */
   bool cached;                        /* a block of LITE_TASK_BLOCK bytes: may go to a cache */
+  /* For a cached block made by a member of a pooled team: the maker's queue, where another
+     thread that frees the block gives it back (task.c, task memory), and the maker (compared,
+     never followed). */
+  struct lite_member_q *home;
+  const struct lite_thread *maker;
   struct lite_icv icv;                /* its data environment's ICVs */
   /* With OMPLITE_PROFILE or OMPLITE_TRACE on only: where it was made, and by whom. */
   const void *prof_site;
@@ -180,6 +185,9 @@ struct lite_member_q {
   struct lite_task *head, *tail;
   struct lite_task *prio;
   _Atomic unsigned long created, completed;
+  /* Task blocks the member made, freed by other threads, for its next tasks: a stack pushed by
+     any thread and taken whole by the member; on a line of its own. */
+  struct lite_task *_Atomic returns LITE_ALIGNED;
 } LITE_ALIGNED;
 
 /* The task queues of a team (or of a thread outside any parallel region): one per member. The
@@ -326,9 +334,13 @@ struct lite_slot {
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
-   futex word, so that waiters parked in a barrier wake up (no lost wake-up). */
+   futex word, so that waiters parked in a barrier wake up (no lost wake-up). The next bit is
+   the task bell, flipped by lite_barrier_poke for the same reason: a waiter that looked for a
+   ready task and found none, then parked, must not sleep through the wake-up of a task made
+   between its look and its futex call. The epoch is the rest. */
 #define LITE_RELEASE_CANCELLED 0x80000000u
-#define LITE_EPOCH_MASK 0x7fffffffu
+#define LITE_RELEASE_BELL 0x40000000u
+#define LITE_EPOCH_MASK 0x3fffffffu
 
 /* A call site whose loops thread 0 of a pool's teams runs alone (sched/tiny.c). */
 #define LITE_TINY_SITES 8
@@ -372,6 +384,9 @@ struct lite_pool {
   /* The leader parks here while gathering; an arriving member bumps it if join_sleepers > 0. */
   _Atomic uint32_t join_word LITE_ALIGNED;
   _Atomic uint32_t join_sleepers;
+  /* Members on call after the region's end park here (team.c), counted in gen_sleepers: a
+     ready task (lite_barrier_poke) and the next region (lite_wake_on_call) bump it first. */
+  _Atomic uint32_t call_word LITE_ALIGNED;
 
   struct lite_team team_storage;
   struct lite_ws *ring;       /* the team's worksharing ring (LITE_WS_RING entries) */
@@ -723,6 +738,8 @@ void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_
 void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
                          uint32_t epoch);
 void lite_barrier_poke(struct lite_pool *pool);
+/* Wakes the members on call after the region's end (team.c), if any sleep. */
+void lite_wake_on_call(struct lite_pool *pool);
 /* The same for the end of a region (generation gen). The join has its own word so that it does
    not depend on every member having passed the same number of barriers (cancellation). */
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen);

@@ -215,13 +215,37 @@ bool lite_tq_idle(struct lite_tasks *q)
   return created == completed;
 }
 
+/* The task blocks given back to mq's member and not taken (task.c). */
+static void free_returns(struct lite_member_q *mq)
+{
+  struct lite_task *t = atomic_exchange_explicit(&mq->returns, NULL, memory_order_acquire);
+  while (t != NULL) {
+    struct lite_task *next = t->next;
+    free(t);
+    t = next;
+  }
+}
+
+void lite_tq_free_returns(struct lite_tasks *q, unsigned m)
+{
+  struct lite_member_q *mq = member_queue(q, m);
+  if (mq != NULL && atomic_load_explicit(&mq->returns, memory_order_relaxed) != NULL)
+    free_returns(mq);
+}
+
 void lite_tq_free(struct lite_tasks *q)
 {
+  free_returns(&q->local);
   struct lite_member_q *_Atomic *members = q->members;
   if (members == NULL)
     return;
-  for (unsigned m = 1; m < LITE_MAX_TEAM_THREADS; m++)
-    free(atomic_load_explicit(&members[m], memory_order_relaxed));
+  for (unsigned m = 1; m < LITE_MAX_TEAM_THREADS; m++) {
+    struct lite_member_q *mq = atomic_load_explicit(&members[m], memory_order_relaxed);
+    if (mq != NULL) {
+      free_returns(mq);
+      free(mq);
+    }
+  }
   free(members);
   q->members = NULL;
   atomic_store_explicit(&q->nmembers, 0, memory_order_relaxed);

@@ -32,6 +32,9 @@ unsigned lite_tq_length(struct lite_tasks *q, unsigned m);
 /* Whether every task made in q is complete (the sums of the members' counts agree). */
 bool lite_tq_idle(struct lite_tasks *q);
 
+/* Frees the task blocks other threads gave back to member m (task.c), for a member going idle. */
+void lite_tq_free_returns(struct lite_tasks *q, unsigned m);
+
 /* Frees the member queues (the queue's memory is about to go). */
 void lite_tq_free(struct lite_tasks *q);
 

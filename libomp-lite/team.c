@@ -6,6 +6,7 @@
    pool is team member k in every region, so its caches (and later its binding) stay put. */
 #include "internal.h"
 #include "profile/profile.h"
+#include "task_queue.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -228,7 +229,8 @@ static void wait_on_leader(struct lite_waiter *w, struct lite_pool *pool)
 }
 
 static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct lite_team *team,
-                         struct lite_task *implicit, uint32_t gen, struct lite_slot *slot)
+                         struct lite_task *implicit, uint32_t gen, struct lite_slot *slot,
+                         unsigned id)
 {
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
@@ -252,14 +254,18 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
     if (lite_waiter_poll(&w))
       continue;
     /* A worker idle past its spin gives back the task blocks it kept (task.c) as well as the
-       CPU: a thread that only ran others' tasks keeps a full cache it may never draw from, and
-       769 such threads held 20 MiB after 2 minutes of tests/stress-soak.sh, growing (13.6 MiB
+       CPU: its cache, and the blocks it made that others ran and gave back. Kept, they added
+       up: 769 threads held 20 MiB after 2 minutes of tests/stress-soak.sh, growing (13.6 MiB
        flat without the cache). One free a block, only on the way to a futex sleep. */
     if (thr->task_cache != NULL)
       lite_task_cache_release(thr);
+    lite_tq_free_returns(q, id);
+    /* On call_word, which a ready task and the next region change before they wake us
+       (lite_barrier_poke): pool->gen does not change for a task. */
+    uint32_t bell = atomic_load(&pool->call_word);
     lite_park_begin(&pool->gen_sleepers);
     if (atomic_load(&pool->gen) == gen && atomic_load(&q->ready) == 0)
-      lite_futex_wait(&pool->gen, gen);
+      lite_futex_wait(&pool->call_word, bell);
     lite_park_end(&pool->gen_sleepers);
     wait_on_leader(&w, pool);
   }
@@ -285,7 +291,7 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   thr->team = NULL;
   thr->task = NULL;
   lite_join_arrive(pool, slot, gen);
-  stay_on_call(thr, pool, team, &implicit, gen, slot);
+  stay_on_call(thr, pool, team, &implicit, gen, slot, id);
 }
 
 static void *worker_main(void *arg)
@@ -455,6 +461,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
   atomic_store(&pool->desc_gen, next_gen);
   atomic_store_explicit(&pool->quit, true, memory_order_relaxed);
   lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
+  lite_wake_on_call(pool);
   for (unsigned i = 1; i <= pool->nworkers; i++)
     pthread_join(pool->threads[i], NULL);
   for (unsigned i = 0; i < pool->capacity; i++)
@@ -646,6 +653,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   if (lite_prof_on())
     lite_prof_fork_publish(pool);
   lite_store_and_wake(&pool->gen, next_gen, &pool->gen_sleepers);
+  lite_wake_on_call(pool); /* members still on call from the last region */
   /* The workers read the line next. With the join's demote (barrier.c arrive), 14 interleaved
      processes at 2 threads: parallel 0.306 -> 0.281 us, reduction 0.384 -> 0.321 (medians). */
   lite_cache_demote(&pool->gen);
