@@ -323,6 +323,17 @@ static bool discarded(struct lite_thread *thr, const struct lite_task *t)
 _Static_assert(sizeof(struct lite_task) + 16 * sizeof(void *) <= LITE_TASK_BLOCK,
                "a task block holds the descriptor, some depend addresses and data");
 
+/* Puts block t in thr's cache, if thr has one with room. */
+static bool cache_keep(struct lite_thread *thr, struct lite_task *t)
+{
+  if (thr == NULL || thr->task_cache_n >= TASK_CACHE_MAX)
+    return false;
+  t->next = thr->task_cache;
+  thr->task_cache = t;
+  thr->task_cache_n++;
+  return true;
+}
+
 /* Moves the blocks other threads gave back to home into thr's cache (the excess over its
    bound to malloc). */
 static void take_returns(struct lite_thread *thr, struct lite_member_q *home)
@@ -330,13 +341,8 @@ static void take_returns(struct lite_thread *thr, struct lite_member_q *home)
   struct lite_task *t = atomic_exchange_explicit(&home->returns, NULL, memory_order_acquire);
   while (t != NULL) {
     struct lite_task *next = t->next;
-    if (thr->task_cache_n < TASK_CACHE_MAX) {
-      t->next = thr->task_cache;
-      thr->task_cache = t;
-      thr->task_cache_n++;
-    } else {
+    if (!cache_keep(thr, t))
       free(t);
-    }
     t = next;
   }
 }
@@ -382,12 +388,8 @@ static void task_release(struct lite_task *t)
                                                     memory_order_release, memory_order_relaxed));
       return;
     }
-    if (thr != NULL && thr->task_cache_n < TASK_CACHE_MAX) {
-      t->next = thr->task_cache;
-      thr->task_cache = t;
-      thr->task_cache_n++;
+    if (cache_keep(thr, t))
       return;
-    }
   }
   free(t);
 }
