@@ -773,8 +773,8 @@ void lite_task_implicit_end(struct lite_task *t)
 
 /* --------------------------------------------------------------------------- entry points */
 
-/* A new task of the current task, not counted anywhere yet. */
-/* home: the maker's member queue in a pooled team, else NULL (task memory, above). */
+/* A new task of the current task, not counted anywhere yet. home: the maker's member queue in
+   a pooled team, else NULL (task memory, above). */
 static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *parent,
                                   struct lite_tasks *q, struct lite_member_q *home,
                                   unsigned ndeps, size_t data_size, size_t data_align)
