@@ -23,8 +23,8 @@ struct doacross {
   long *counts;       /* scratch for one post or wait */
 };
 
-static __thread struct doacross *loops;
-static __thread unsigned nloops;
+static LITE_THREAD_LOCAL struct doacross *loops;
+static LITE_THREAD_LOCAL unsigned nloops;
 
 static struct doacross *doacross_here(void)
 {

@@ -181,8 +181,8 @@ struct dispatch {
   struct lite_loop_request req;
 };
 
-static __thread struct dispatch *dispatches;
-static __thread unsigned ndispatches;
+static LITE_THREAD_LOCAL struct dispatch *dispatches;
+static LITE_THREAD_LOCAL unsigned ndispatches;
 
 static struct dispatch *dispatch_here(void)
 {

@@ -128,7 +128,7 @@ KMPC_EXPORT void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size,
 #define KMPC_IDENT_ATOMIC_REDUCE 0x10
 
 /* The method the calling thread got at its last __kmpc_reduce (its end needs it). */
-static __thread int32_t reduce_method;
+static LITE_THREAD_LOCAL int32_t reduce_method;
 
 static int32_t reduce_begin(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {

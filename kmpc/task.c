@@ -74,7 +74,7 @@ struct kmpc_taskgroup {
 
 /* The taskgroup the running task belongs to: its own innermost one, else the one it was created
    in. A task runs on one thread from start to end, so a stack per thread holds. */
-static __thread struct kmpc_taskgroup *current_group;
+static LITE_THREAD_LOCAL struct kmpc_taskgroup *current_group;
 
 /* ---------------------------------------------------------------- the task block */
 

@@ -6,8 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static __thread int32_t gtid = -1;
-static __thread struct lite_kmpc_push pushed;
+static LITE_THREAD_LOCAL int32_t gtid = -1;
+static LITE_THREAD_LOCAL struct lite_kmpc_push pushed;
 /* Ids handed out so far; 0 is kept for the initial thread, whenever it first asks. */
 static _Atomic int32_t next_gtid = 1;
 

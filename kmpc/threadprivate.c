@@ -61,8 +61,8 @@ KMPC_EXPORT void __kmpc_threadprivate_register(ident_t *loc, void *data, kmpc_ct
 struct tp_slot {
   void *data, *copy;
 };
-static __thread struct tp_slot *table;
-static __thread size_t table_cap, table_used;
+static LITE_THREAD_LOCAL struct tp_slot *table;
+static LITE_THREAD_LOCAL size_t table_cap, table_used;
 
 static struct tp_slot *slot_of(void *data)
 {

@@ -461,7 +461,14 @@ static inline void lite_bind_member(struct lite_thread *thr, const struct lite_p
 const unsigned *lite_bind_nearest(struct lite_thread *thr, const struct lite_pool *pool,
                                   unsigned n);
 
-extern __thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
+/* Thread-local data of the runtime: the initial-exec model, a load at a fixed offset from the
+   thread pointer. The default model for a shared library calls __tls_get_addr at each access
+   (58 call sites: lite_task_create's hottest spot in taskbench task-nested, every
+   __kmpc_global_thread_num). The static TLS block that glibc keeps for libraries loaded later
+   holds the few words, so dlopen still works (tests/integration dlclose, plugin). */
+#define LITE_THREAD_LOCAL __thread __attribute__((tls_model("initial-exec")))
+
+extern LITE_THREAD_LOCAL struct lite_thread *lite_self_tls;
 
 /* The calling thread's state, created on first use. */
 struct lite_thread *lite_thread_create_self(void);

@@ -259,7 +259,7 @@ _Static_assert(sizeof(struct lite_legacy_nest_lock) == 8, "gcc < 4.4's omp_nest_
 /* The kernel thread id, cached: the system call costs ~100 ns and set/test need it every time.
    A forked child's only thread inherits its parent's cached id, which would then name a thread
    of another process; the fork handler below clears it. */
-static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
+static LITE_THREAD_LOCAL uint32_t cached_tid;
 
 static void forget_cached_tid(void) { cached_tid = 0; }
 

@@ -253,7 +253,7 @@ void lite_tq_free(struct lite_tasks *q)
 
 /* ----------------------------------------------------------------- contention counters */
 
-__thread unsigned long lite_tq_ops, lite_tq_touches;
+LITE_THREAD_LOCAL unsigned long lite_tq_ops, lite_tq_touches;
 static _Atomic unsigned long total_ops, total_touches;
 static bool counters_on;
 

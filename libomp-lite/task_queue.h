@@ -42,7 +42,7 @@ void lite_tq_free(struct lite_tasks *q);
    completion), and a touch of a line or lock shared with other members (another member's queue,
    the team's ready count or lock, a parent's dependence lock). Per thread; added to the
    process's totals at the end of each implicit task, printed at exit. */
-extern __thread unsigned long lite_tq_ops, lite_tq_touches;
+extern LITE_THREAD_LOCAL unsigned long lite_tq_ops, lite_tq_touches;
 static inline void lite_tq_count_op(void) { lite_tq_ops++; }
 static inline void lite_tq_count_touch(void) { lite_tq_touches++; }
 void lite_tq_counters_flush(void);

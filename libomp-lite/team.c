@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__thread struct lite_thread *lite_self_tls __attribute__((tls_model("initial-exec")));
+LITE_THREAD_LOCAL struct lite_thread *lite_self_tls;
 
 /* Runs lite_thread_release() when a user thread that used the runtime exits. The key must not
    outlive the library: a pthread that ran a dlopen'ed plugin's regions and exits after the

@@ -158,7 +158,7 @@ static void publish(struct lite_site *site)
    runs one thread sees the same draws every time). */
 static bool one_in(unsigned period)
 {
-  static __thread uint32_t state;
+  static LITE_THREAD_LOCAL uint32_t state;
   uint32_t x = state != 0 ? state : 0x2545f491u;
   x ^= x << 13;
   x ^= x >> 17;
