@@ -322,7 +322,9 @@ KMPC_EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, int32_t gtid, kmp_ta
 KMPC_EXPORT int32_t __kmpc_omp_taskwait(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
-  lite_taskwait_from(__builtin_return_address(0));
+  /* Any descendant of the waiting task may run meanwhile, as on LLVM's runtime, which this code
+     was written for (libomp-lite/task.c, is_descendant_of). */
+  lite_taskwait_from(__builtin_return_address(0), true);
   return 0;
 }
 

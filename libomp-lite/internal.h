@@ -147,7 +147,9 @@ struct lite_task {
   _Atomic unsigned children;
   _Atomic unsigned ready_kids;        /* of which in a ready queue */
   /* Who still points to it: its completion (or its creator, for an undeferred or included
-     task), and each incomplete child. The thread that drops the last reference frees it. */
+     task), and each child whose block has not gone yet (so that every ancestor of a live task
+     is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the
+     last reference frees it, and then drops the one it held on its parent (parent_ref). */
   _Atomic unsigned refs;
   _Atomic uint32_t dep_lock;          /* the dependences among its children */
   /* The tasks it depends on not complete yet: changed under its parent's dep_lock, read
@@ -161,6 +163,8 @@ struct lite_task {
   struct lite_dep_table *deps;        /* dependences among its children */
   enum lite_task_state state;         /* __atomic_* where read by another thread */
   bool implicit, final, detach, fulfilled, creator_owns;
+  bool parent_ref;                    /* it holds a reference to its parent (not an implicit
+                                         one, and not for an included task) */
   bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
   bool had_children;                  /* it created a task: a pointer to it left this thread */
   bool cached;                        /* a block of LITE_TASK_BLOCK bytes: may go to a cache */
@@ -684,8 +688,9 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                       void **depend, void *detach, void (*prepare)(void *, void *),
                       void *prepare_arg, int priority, const void *site);
 /* GOMP_taskwait and GOMP_taskgroup_end for another entry point (kmpc/), with its caller's site
-   for the profile. */
-void lite_taskwait_from(const void *site);
+   for the profile; descendants: the taskwait may run any descendant of the waiting task, as
+   LLVM's runtime does (task.c, is_descendant_of), not only its children, as libgomp does. */
+void lite_taskwait_from(const void *site, bool descendants);
 /* GOMP_single_start for kmpc/, with its caller's site. */
 bool lite_single_start_from(const void *site);
 void lite_taskgroup_end_from(const void *site);

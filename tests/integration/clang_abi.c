@@ -318,6 +318,23 @@ static long fib(int n)
     return x + y;
 }
 
+/* A tree of tasks that end before their children (no taskwait): a taskwait above them may run
+   any of them (libomp-lite lets a clang-built taskwait run descendants, walking each queued
+   task's parents, which must stay valid after they end). */
+static int spawned;
+
+static void spawn(int depth)
+{
+#pragma omp atomic
+    spawned++;
+    if (depth == 0)
+        return;
+#pragma omp task firstprivate(depth)
+    spawn(depth - 1);
+#pragma omp task firstprivate(depth)
+    spawn(depth - 1);
+}
+
 static void check_tasks(void)
 {
     long f = 0;
@@ -325,6 +342,27 @@ static void check_tasks(void)
 #pragma omp single
     f = fib(20);
     LITE_EXPECT(f == 6765, "fib(20) = %ld, expected 6765", f);
+
+    for (int rep = 0; rep < 20; rep++) {
+        int waited = -1;
+        spawned = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+        {
+#pragma omp task shared(waited)
+            {
+#pragma omp task
+                spawn(9);
+#pragma omp task
+                spawn(9);
+#pragma omp taskwait
+                waited = 1;
+            }
+        }
+        LITE_EXPECT(waited == 1 && spawned == 2 * 1023, "a tree of tasks that end before their "
+                    "children: %d of %d ran (the taskwait %s)", spawned, 2 * 1023,
+                    waited == 1 ? "returned" : "did not return");
+    }
 
     /* A chain through depend(inout), fed by depend(out) and read by depend(in). */
     int x = 0, reads_ok = 0, mutex_count = 0;
