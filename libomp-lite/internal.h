@@ -720,6 +720,16 @@ void lite_task_reductions_register(uintptr_t *data, uintptr_t *old, uintptr_t *o
 /* Whether the taskgroup the current task is in (or an enclosing one) was cancelled. */
 /* An included task whose body the caller runs between the two calls (clang's task if(0),
    kmpc/task.c): the state to put back at its end. */
+/* Another layer's per-task memory (a clang-built task's header and data, kmpc/task.c) in the
+   blocks task descriptors come in (task.c, task memory): NULL when size does not fit one (or the
+   caller is no OpenMP thread); else where records where lite_task_block_put gives it back. */
+struct lite_block_home {
+  struct lite_member_q *home;
+  const struct lite_thread *maker;
+};
+void *lite_task_block_get(size_t size, struct lite_block_home *where);
+void lite_task_block_put(void *block, const struct lite_block_home *where);
+
 struct lite_included {
   struct lite_task *task, *saved_task;
   struct lite_icv saved_icv;

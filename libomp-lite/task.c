@@ -347,19 +347,44 @@ static void take_returns(struct lite_thread *thr, struct lite_member_q *home)
   }
 }
 
+/* A block of LITE_TASK_BLOCK bytes for thr, whose member queue is home (NULL: none). */
+static struct lite_task *block_get(struct lite_thread *thr, struct lite_member_q *home)
+{
+  if (thr->task_cache == NULL && home != NULL &&
+      atomic_load_explicit(&home->returns, memory_order_relaxed) != NULL)
+    take_returns(thr, home);
+  struct lite_task *t = thr->task_cache;
+  if (t != NULL) {
+    thr->task_cache = t->next;
+    thr->task_cache_n--;
+  } else if ((t = malloc(LITE_TASK_BLOCK)) == NULL)
+    lite_fatal("out of memory creating a task");
+  return t;
+}
+
+/* Gives block t back: to its maker's returns if another thread frees it, else to the cache of
+   the calling thread (which may be no OpenMP thread: omp_fulfill_event), else to malloc. */
+static void block_put(struct lite_task *t, struct lite_member_q *home,
+                      const struct lite_thread *maker)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (home != NULL && maker != thr) {
+    struct lite_task *top = atomic_load_explicit(&home->returns, memory_order_relaxed);
+    do
+      t->next = top;
+    while (!atomic_compare_exchange_weak_explicit(&home->returns, &top, t, memory_order_release,
+                                                  memory_order_relaxed));
+    return;
+  }
+  if (!cache_keep(thr, t))
+    free(t);
+}
+
 static struct lite_task *task_alloc(struct lite_thread *thr, size_t size,
                                     struct lite_member_q *home)
 {
   if (size <= LITE_TASK_BLOCK) {
-    if (thr->task_cache == NULL && home != NULL &&
-        atomic_load_explicit(&home->returns, memory_order_relaxed) != NULL)
-      take_returns(thr, home);
-    struct lite_task *t = thr->task_cache;
-    if (t != NULL) {
-      thr->task_cache = t->next;
-      thr->task_cache_n--;
-    } else if ((t = malloc(LITE_TASK_BLOCK)) == NULL)
-      lite_fatal("out of memory creating a task");
+    struct lite_task *t = block_get(thr, home);
     memset(t, 0, sizeof *t);
     t->cached = true;
     t->home = home;
@@ -377,21 +402,27 @@ static struct lite_task *task_alloc(struct lite_thread *thr, size_t size,
    (omp_fulfill_event): that one has no cache. */
 static void task_release(struct lite_task *t)
 {
+  if (t->cached)
+    block_put(t, t->home, t->maker);
+  else
+    free(t);
+}
+
+void *lite_task_block_get(size_t size, struct lite_block_home *where)
+{
   struct lite_thread *thr = lite_self_tls;
-  if (t->cached) {
-    struct lite_member_q *home = t->home;
-    if (home != NULL && t->maker != thr) {
-      struct lite_task *top = atomic_load_explicit(&home->returns, memory_order_relaxed);
-      do
-        t->next = top;
-      while (!atomic_compare_exchange_weak_explicit(&home->returns, &top, t,
-                                                    memory_order_release, memory_order_relaxed));
-      return;
-    }
-    if (cache_keep(thr, t))
-      return;
-  }
-  free(t);
+  if (size > LITE_TASK_BLOCK || thr == NULL)
+    return NULL;
+  struct lite_tasks *q = lite_tasks_of(thr);
+  bool solo = thr->team == NULL || thr->team->pool == NULL;
+  where->home = solo ? NULL : lite_tq_own(q, lite_tq_member(thr, q));
+  where->maker = thr;
+  return block_get(thr, where->home);
+}
+
+void lite_task_block_put(void *block, const struct lite_block_home *where)
+{
+  block_put(block, where->home, where->maker);
 }
 
 void lite_task_cache_release(struct lite_thread *thr)
