@@ -6,8 +6,9 @@
    1. Schedule overhead, ns per iteration, in the manner of EPCC schedbench (Bull, EWOMP 1999):
       inside one parallel region, `reps` x `#pragma omp for schedule(S, C)` over N iterations, each
       a short delay (about 50 ns); the reference is the same N * reps delays split evenly among
-      P = min(threads, CPUs this process may use) threads of one region, with no worksharing
-      construct: the time a perfect split would take, measured just before each test sample. The
+      the threads of one region, with no worksharing construct, on P = min(threads, CPUs this
+      process may use) CPUs: the time a perfect split would take, measured just before each test
+      sample. The
       row reports (test - reference) / (N * reps): the wall-clock time each loop iteration adds,
       with the sample's own reference (values within about +-5 ns/it of 0 are noise here). With P
       threads taking chunks at once, one chunk hand-out costs a thread about P * chunk times that.
@@ -474,7 +475,13 @@ static int ref_delays(const struct row *r, long reps)
       delay(delay_iters);
     return 0;
   }
-#pragma omp parallel num_threads(ref_threads)
+  /* The whole team shares the delays, even with more threads than CPUs (where P is the CPUs):
+     the same total on the same CPUs takes the same ideal time, and no member is left idle.
+     Split among P threads only, the idle members of LLVM's team spun beside them (200 ms of
+     KMP_BLOCKTIME) and slowed the reference, not the test: at 4 threads on 2 CPUs its static
+     rows read 12-22 ns an iteration below zero, faster than the ideal (+28..47 with
+     KMP_BLOCKTIME=0). */
+#pragma omp parallel num_threads(nthreads)
   {
     int p = omp_get_num_threads(), t = omp_get_thread_num();
     long mine = count / p + (t < count % p);
