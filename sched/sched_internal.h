@@ -11,6 +11,11 @@
    than CPUs the holder may be waiting for the CPU a poller holds. */
 static inline void lite_sched_lock(_Atomic uint32_t *word)
 {
+  uint32_t none = 0;
+  if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+      atomic_compare_exchange_strong_explicit(word, &none, 1, memory_order_acquire,
+                                              memory_order_relaxed))
+    return; /* the common case, before any waiter's set-up */
   struct lite_waiter w;
   lite_waiter_init(&w);
   for (;;) {
