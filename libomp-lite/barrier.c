@@ -107,6 +107,7 @@ static void wait_for_member(struct lite_thread *thr, struct lite_pool *pool, uns
     lite_park_end(&pool->join_sleepers);
     lite_waiter_init(&w);
   }
+  lite_waiter_end(&w);
 }
 
 void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
@@ -263,6 +264,7 @@ void lite_join_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned 
       lite_park_end(&pool->join_sleepers);
       lite_waiter_init(&w);
     }
+    lite_waiter_end(&w);
   }
   atomic_thread_fence(memory_order_acquire);
 }

@@ -810,8 +810,12 @@ struct lite_waiter {
   _Atomic int *peer_cpu; /* where the awaited thread said it runs, if known */
   int peer_tid;          /* and its kernel id, if known (a worker): the waiter, a leader, may
                             then move itself off the CPU they share */
+  uint64_t coloc_yield_ns; /* when it first yielded to that thread on their CPU (0: never) */
 };
 void lite_waiter_init(struct lite_waiter *w);
+/* After a wait that watched a worker (lite_waiter_watch_slot) has ended: learns from it whether
+   this leader's waits for a worker sharing its CPU are short (wait.c). */
+void lite_waiter_end(const struct lite_waiter *w);
 /* The waiter waits for the thread whose CPU *cpu is (a struct lite_slot's cpu): if that is the
    waiter's own CPU, the awaited thread cannot run while the waiter spins, so it yields. */
 static inline void lite_waiter_watch(struct lite_waiter *w, _Atomic int *cpu)

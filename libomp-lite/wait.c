@@ -274,11 +274,53 @@ static enum lite_wait_mode wait_mode_now(void)
   return lite_threads_awake() > (int)lite_env.ncpus ? LITE_WAIT_YIELD : LITE_WAIT_SPIN;
 }
 
+/* Where to go when a leader's wait finds the awaited worker on its own CPU. With the other CPUs
+   idle, the leader moves itself to one of them (below). Under foreign load, the other CPUs are
+   busy with another process's work, and a leader moved there got half a CPU, for the region and
+   for the program's serial code after it: numpy's 256x256 products at 2 threads beside a busy
+   process, 0.46-0.58 s against LLVM's 0.28-0.41, the main thread on the busy CPU in 18 of 20
+   samples. Sharing its CPU with its own worker costs a switch to it at every such wait instead:
+   nothing beside a long region, but twice LLVM's time for back-to-back short ones (syncbench
+   `parallel` beside a busy process, 0.47 -> 2.54 us a region, LLVM 1.31). So under foreign load
+   the leader yields to the worker, and moves only after COLOC_SHORT_RUN waits in a row that
+   ended within COLOC_SHORT_NS of that yield: the worker had little left to do, and the regions
+   are short. (A wait that yields also waits for the worker's own spin, 30 us, before it gives
+   the CPU back.) */
+#define COLOC_SHORT_NS 100000
+#define COLOC_SHORT_RUN 4
+static LITE_THREAD_LOCAL unsigned coloc_short_run;
+
+/* The load as a co-located leader needs it (see above): the last verdict while it holds, else
+   one count, which keeps its answer when it settles the question. */
+static enum lite_load load_for_move(uint64_t now)
+{
+  if (!lite_env.load_watch)
+    return LITE_LOAD_NONE;
+  if (overloaded(now))
+    return LITE_LOAD_FOREIGN;
+  uint64_t counted = atomic_load_explicit(&counted_ns, memory_order_acquire);
+  if (counted != 0 && now < counted + VERDICT_NS)
+    return atomic_load_explicit(&counted_foreign, memory_order_relaxed) ? LITE_LOAD_FOREIGN
+                                                                         : LITE_LOAD_NONE;
+  return count(now);
+}
+
+void lite_waiter_end(const struct lite_waiter *w)
+{
+  if (w->coloc_yield_ns == 0)
+    return;
+  if (lite_now_ns() - w->coloc_yield_ns < COLOC_SHORT_NS)
+    coloc_short_run++;
+  else
+    coloc_short_run = 0;
+}
+
 void lite_waiter_init(struct lite_waiter *w)
 {
   w->polls = 0;
   w->peer_cpu = NULL;
   w->peer_tid = 0;
+  w->coloc_yield_ns = 0;
   w->mode = wait_mode_now();
   /* Most waits end within a few polls: the clock is first read after SPIN_POLLS_PER_CLOCK of
      them (a yielding waiter, at its first poll), which moves the budget by about 1.5 µs. Read
@@ -320,9 +362,20 @@ bool lite_waiter_poll(struct lite_waiter *w)
            every barrier. The leader moves itself, not the worker (which runs user code, and
            would see its mask change), and only if its mask is the process's (see os.h).
            Otherwise the waiter yields. */
-        if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu &&
-            (w->peer_tid == 0 || !lite_os_move_self_off_cpu(cpu)))
-          lite_os_yield();
+        if (atomic_load_explicit(w->peer_cpu, memory_order_relaxed) == cpu) {
+          /* Decided once per wait: the load is read at most once, and mostly from the last
+             verdict (each read of /proc/loadavg costs system calls on the shared CPU). */
+          if (w->coloc_yield_ns == 0 && w->peer_tid != 0 && coloc_short_run < COLOC_SHORT_RUN &&
+              load_for_move(now) != LITE_LOAD_NONE)
+            w->peer_tid = 0;
+          if (w->peer_tid != 0 && lite_os_move_self_off_cpu(cpu)) {
+            coloc_short_run = 0;
+          } else {
+            if (w->coloc_yield_ns == 0)
+              w->coloc_yield_ns = now;
+            lite_os_yield();
+          }
+        }
       }
     }
     /* Threads may have woken since this wait began: re-decide spin or yield. */
