@@ -10,10 +10,11 @@
    queue first.
 
    Locks. No lock is shared by the whole team on the common path. A member queue's lock orders
-   its list; the counts of a task's children, references and ready children, and of a
-   taskgroup's tasks, are atomic; the dependences among the children of a task (its table,
-   their predecessor counts and successor lists, and the moment one of them with dependences
-   completes) are under that task's own dep_lock. The team's lock (struct lite_tasks) is taken
+   its list; a task's references, and the counts of a task's children and of a taskgroup's
+   tasks, are atomic (the counts split in two lines: made and queued by their maker, done and
+   taken by their runners, struct lite_task); the dependences among the children of a task
+   (its table, their predecessor counts and successor lists, and the moment one of them with
+   dependences completes) are under that task's own dep_lock. The team's lock (struct lite_tasks) is taken
    only to allocate a member's queue and for detached tasks (a task's end and omp_fulfill_event
    meet there). Lock order: the team's lock, then a dep_lock, then a member queue's lock.
 
@@ -322,6 +323,9 @@ static bool discarded(struct lite_thread *thr, const struct lite_task *t)
 
 _Static_assert(sizeof(struct lite_task) + 16 * sizeof(void *) <= LITE_TASK_BLOCK,
                "a task block holds the descriptor, some depend addresses and data");
+_Static_assert(offsetof(struct lite_task, kids_done) >=
+                   offsetof(struct lite_task, kids_queued) + sizeof(unsigned) + 64,
+               "a task's counts of its children written by others are on another line");
 
 /* Puts block t in thr's cache, if thr has one with room. */
 static bool cache_keep(struct lite_thread *thr, struct lite_task *t)
@@ -493,8 +497,8 @@ static void complete(struct lite_tasks *q, struct lite_task *t, int me, struct l
   /* The group's count before the parent's: the group ends only in its task, after its tasks. */
   struct lite_taskgroup *g = t->group;
   if (g != NULL)
-    atomic_fetch_sub_explicit(&g->incomplete, 1, memory_order_release);
-  atomic_fetch_sub_explicit(&p->children, 1, memory_order_release);
+    atomic_fetch_add_explicit(&g->done, 1, memory_order_release);
+  atomic_fetch_add_explicit(&p->kids_done, 1, memory_order_release);
   release_ref(t);
   lite_tq_count_op();
   /* Last, for t and p: a thread that sees the counts agree (the drain at a region's end) may
@@ -727,7 +731,7 @@ static bool team_idle(struct lite_tasks *q, void *arg)
 static bool no_children(struct lite_tasks *q, void *task)
 {
   (void)q;
-  return atomic_load_explicit(&((struct lite_task *)task)->children, memory_order_acquire) == 0;
+  return lite_task_kids_live(task) == 0;
 }
 
 static bool no_predecessors(struct lite_tasks *q, void *task)
@@ -746,7 +750,7 @@ static bool group_done(struct lite_tasks *q, void *arg)
 {
   (void)q;
   const struct group_wait *wait = arg;
-  return atomic_load_explicit(&wait->group->incomplete, memory_order_acquire) == 0;
+  return lite_group_live(wait->group) == 0;
 }
 
 static bool drain_changed(struct lite_tasks *q, void *arg) { return any_ready(q) || team_idle(q, arg); }
@@ -754,14 +758,13 @@ static bool drain_changed(struct lite_tasks *q, void *arg) { return any_ready(q)
 static bool children_changed(struct lite_tasks *q, void *task)
 {
   struct lite_task *t = task;
-  return no_children(q, t) || atomic_load_explicit(&t->ready_kids, memory_order_acquire) != 0;
+  return no_children(q, t) || lite_task_kids_ready(t) != 0;
 }
 
 static bool siblings_changed(struct lite_tasks *q, void *task)
 {
   struct lite_task *t = task;
-  return no_predecessors(q, t) ||
-         atomic_load_explicit(&t->parent->ready_kids, memory_order_acquire) != 0;
+  return no_predecessors(q, t) || lite_task_kids_ready(t->parent) != 0;
 }
 
 static bool detach_changed(struct lite_tasks *q, void *task)
@@ -773,8 +776,8 @@ static bool group_changed(struct lite_tasks *q, void *arg)
 {
   const struct group_wait *wait = arg;
   return group_done(q, arg) ||
-         atomic_load_explicit(&wait->group->ready, memory_order_acquire) != 0 ||
-         atomic_load_explicit(&wait->cur->ready_kids, memory_order_acquire) != 0;
+         lite_group_ready(wait->group) != 0 ||
+         lite_task_kids_ready(wait->cur) != 0;
 }
 
 static const struct wait_rule drain_rule = {team_idle, NULL, drain_changed, false};
@@ -816,7 +819,15 @@ static bool of_region(const struct lite_task *t, void *arg)
 bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint32_t gen)
 {
   struct region_gen r = {q->pool, gen};
-  struct lite_task *t = take_for(thr, q, of_region, &r);
+  /* Not take_for: the team's size and nearest-first order may be changing for the next region;
+     the queues the team has are enough to look in. */
+  unsigned me = lite_tq_member(thr, q);
+  unsigned n = atomic_load_explicit(&q->nmembers, memory_order_acquire); /* 0's not counted */
+  if (n < me + 1)
+    n = me + 1;
+  if (n < 2)
+    n = 2;
+  struct lite_task *t = lite_tq_take(NULL, q, me, n, of_region, &r);
   run_chain(thr, t);
   return t != NULL;
 }
@@ -825,6 +836,9 @@ void lite_tasks_drain_slow(struct lite_thread *thr, struct lite_tasks *q)
 {
   if (!lite_tq_idle(q))
     wait_until(thr, q, &drain_rule, NULL);
+  /* Every queue is empty now: ready goes back to 0 (count_in), and the members on call after
+     the region do not come looking (the leader may be setting up the next region's team). */
+  lite_tq_settle(q);
 }
 
 void lite_tasks_retire(struct lite_tasks *q)
@@ -871,19 +885,27 @@ static struct lite_task *new_task(struct lite_thread *thr, struct lite_task *par
 static void enter_task(struct lite_tasks *q, struct lite_member_q *mine, struct lite_task *parent,
                        struct lite_task *t)
 {
-  atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
+  /* A store, not an atomic add: only this thread makes parent's children (struct lite_task). */
+  atomic_store_explicit(&parent->kids_made,
+                        atomic_load_explicit(&parent->kids_made, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   if (!parent->implicit) {
     atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
     t->parent_ref = true;
   }
-  parent->had_children = true;
+  if (!parent->had_children)
+    parent->had_children = true;
   if (t->group != NULL)
-    atomic_fetch_add_explicit(&t->group->incomplete, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->group->made, 1, memory_order_relaxed);
   if (lite_unlikely(!atomic_load_explicit(&q->used, memory_order_relaxed))) {
     atomic_store(&q->used, true);
     lite_tq_count_touch();
   }
-  count_member(&mine->created);
+  /* A release store, not count_member's fence: the push that publishes t comes after it, and a
+     drain that reads t's completion reads this count too (lite_tq_idle). */
+  atomic_store_explicit(&mine->created,
+                        atomic_load_explicit(&mine->created, memory_order_relaxed) + 1,
+                        memory_order_release);
   lite_tq_count_op();
 }
 
@@ -1082,7 +1104,7 @@ static void taskwait(struct lite_thread *thr, bool descendants)
 {
   struct lite_task *cur = thr->task;
   /* Only cur adds children, so 0 stays 0 */
-  if (cur == NULL || atomic_load_explicit(&cur->children, memory_order_acquire) == 0)
+  if (cur == NULL || lite_task_kids_live(cur) == 0)
     return;
   wait_until(thr, lite_tasks_of(thr), descendants ? &taskwait_deep_rule : &taskwait_rule, cur);
 }
@@ -1129,8 +1151,10 @@ void GOMP_taskgroup_start(void)
   if (g == NULL)
     lite_fatal("out of memory starting a taskgroup");
   g->prev = cur->taskgroup;
-  atomic_init(&g->incomplete, 0);
-  atomic_init(&g->ready, 0);
+  atomic_init(&g->made, 0);
+  atomic_init(&g->queued, 0);
+  atomic_init(&g->done, 0);
+  atomic_init(&g->taken, 0);
   atomic_init(&g->cancelled, false);
   g->reductions = g->prev != NULL ? g->prev->reductions : NULL; /* in_reduction sees them */
   g->workshare = false;

@@ -13,6 +13,33 @@ static inline unsigned lite_tq_member(const struct lite_thread *thr, const struc
              : 0;
 }
 
+/* Task t's children not complete yet, and those of them in a ready queue (struct lite_task).
+   The count on the other threads' line is read first: the difference is never below the true
+   count at the second read, so a waiter may look once too often but never sleeps through a
+   change. Exact for the thread that runs t, the only one that makes its children. */
+static inline unsigned lite_task_kids_live(const struct lite_task *t)
+{
+  unsigned done = atomic_load_explicit(&t->kids_done, memory_order_acquire);
+  return atomic_load_explicit(&t->kids_made, memory_order_relaxed) - done;
+}
+static inline unsigned lite_task_kids_ready(const struct lite_task *t)
+{
+  unsigned taken = atomic_load_explicit(&t->kids_taken, memory_order_acquire);
+  return atomic_load_explicit(&t->kids_queued, memory_order_acquire) - taken;
+}
+
+/* The same for a taskgroup's tasks. */
+static inline unsigned lite_group_live(const struct lite_taskgroup *g)
+{
+  unsigned done = atomic_load_explicit(&g->done, memory_order_acquire);
+  return atomic_load_explicit(&g->made, memory_order_acquire) - done;
+}
+static inline unsigned lite_group_ready(const struct lite_taskgroup *g)
+{
+  unsigned taken = atomic_load_explicit(&g->taken, memory_order_acquire);
+  return atomic_load_explicit(&g->queued, memory_order_acquire) - taken;
+}
+
 /* Member m's queue, allocated at the first call for it (under q's lock). */
 struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m);
 
@@ -28,6 +55,10 @@ struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, un
 
 /* Tasks queued in member m's queue (0 if it has none): read without a lock. */
 unsigned lite_tq_length(struct lite_tasks *q, unsigned m);
+
+/* Uncounts from q's ready the member queues that are empty (task_queue.c, count_in): after a
+   look that found no task, or when every task is complete. */
+void lite_tq_settle(struct lite_tasks *q);
 
 /* Whether every task made in q is complete (the sums of the members' counts agree). */
 bool lite_tq_idle(struct lite_tasks *q);
