@@ -83,7 +83,7 @@ static inline void set_state(struct lite_task *t, enum lite_task_state state)
    The fence orders the change before the load of the sleeper counts, as a parker's
    lite_park_begin orders its count before its second look at what it waits for: one of the
    two sees the other. */
-static void wake(struct lite_tasks *q)
+void lite_tasks_wake(struct lite_tasks *q)
 {
   atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&q->sleepers, memory_order_relaxed) != 0) {
@@ -560,7 +560,7 @@ static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *
   unsigned me = lite_tq_member(thr, q);
   if (!detached)
     complete(q, t, (int)me, &next);
-  wake(q);
+  lite_tasks_wake(q);
   bool more = rule == NULL || !rule->done(q, arg);
   if (next != NULL) {
     if (more && (rule == NULL || rule->ok == NULL || rule->ok(next, arg))) {
@@ -569,7 +569,7 @@ static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *
       return next;
     }
     lite_tq_push(q, lite_tq_own(q, me), next);
-    wake(q);
+    lite_tasks_wake(q);
   }
   if (rule != NULL && more)
     return take_for(thr, q, rule->ok, arg);
@@ -633,7 +633,7 @@ static bool any_ready(struct lite_tasks *q)
 /* Waits until rule's worth_a_look says yes: spin, yield or sleep, as every wait in libomp-lite
    (wait.c). The spin polls words of the waiting task, its group or the team's count of queues
    with tasks, which the threads making and running tasks write only when something relevant
-   to a waiter changed. A sleeper parks on gen, which wake() bumps when it sees one. */
+   to a waiter changed. A sleeper parks on gen, which lite_tasks_wake bumps when it sees one. */
 static void wait_for_a_change(struct lite_tasks *q, const struct wait_rule *rule, void *arg,
                               struct lite_waiter *w)
 {
@@ -1084,7 +1084,7 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     t->state = LITE_TASK_RUNNING;
   else if (!undeferred && no_pred) {
     lite_tq_push(q, mine, t);
-    wake(q);
+    lite_tasks_wake(q);
   }
   if (undeferred)
     run_undeferred(thr, q, t);
@@ -1217,7 +1217,7 @@ void omp_fulfill_event(omp_event_handle_t event)
      end as soon as the lock is free, and a team of one goes with its encountering thread's frame
      (see lite_tasks_retire). Waking after the unlock read a reused frame's bytes as the queue's
      pool, and crashed. */
-  wake(q);
+  lite_tasks_wake(q);
   q_unlock(q);
 }
 

@@ -1,10 +1,12 @@
 /* Unit tests for libomp-lite/task_queue.c: the members' ready queues. The owner takes its newest
    task, a thief the oldest; a task with a priority goes first; a member with nothing of its own
    steals from the nearest member first: by the topology when there is one (a synthetic machine
-   through HWLOC_SYNTHETIC, so the test does not depend on this one), else by member number. */
+   through HWLOC_SYNTHETIC, so the test does not depend on this one), else by member number; a
+   thief in a barrier waits a moment for more than one task, then takes half a queue. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libomp-lite/task_queue.h"
 
@@ -50,9 +52,30 @@ static void push(struct fixture *f, unsigned member, unsigned task)
   lite_tq_push(queue(f), lite_tq_own(queue(f), member), &f->tasks[task]);
 }
 
+/* A taker with a rule that accepts every task, as a taskwait's: one task, as soon as it is
+   there (a thief without one waits for more, below). */
+static bool any(const struct lite_task *t, void *arg)
+{
+  (void)t;
+  (void)arg;
+  return true;
+}
+
 static struct lite_task *take(struct fixture *f, struct lite_thread *thr, unsigned me)
 {
-  return lite_tq_take(thr, queue(f), me, MEMBERS, NULL, NULL);
+  return lite_tq_take(thr, queue(f), me, MEMBERS, any, NULL);
+}
+
+/* A thief with nothing else to do (in a barrier): no rule. */
+static struct lite_task *take_idle(struct fixture *f, unsigned me)
+{
+  return lite_tq_take(NULL, queue(f), me, MEMBERS, NULL, NULL);
+}
+
+static void sleep_past_patience(void)
+{
+  struct timespec ts = {0, 50000}; /* 50 us, the patience is 2 */
+  nanosleep(&ts, NULL);
 }
 
 static void fixture_free(struct fixture *f)
@@ -134,6 +157,55 @@ START_TEST(test_steal_nearest_first)
 }
 END_TEST
 
+/* A thief without a rule leaves a lone task to its maker for a while (not a look that found
+   nothing: the queue stays counted), then takes it; with two queues of one task each it takes
+   both in the end (its patience is its own, not per queue). */
+START_TEST(test_lone_task_waits)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  push(&f, 1, 0);
+  ck_assert_ptr_null(take_idle(&f, 0));
+  ck_assert(atomic_load(&queue(&f)->ready) != 0);
+  sleep_past_patience();
+  ck_assert_ptr_eq(take_idle(&f, 0), &f.tasks[0]);
+  push(&f, 1, 1);
+  push(&f, 2, 2);
+  struct lite_task *got[2] = {NULL, NULL};
+  for (unsigned k = 0; k < 2; k++) {
+    for (int tries = 0; got[k] == NULL && tries < 1000; tries++) {
+      got[k] = take_idle(&f, 0);
+      if (got[k] == NULL)
+        sleep_past_patience();
+    }
+    ck_assert_ptr_nonnull(got[k]);
+  }
+  ck_assert(got[0] != got[1]);
+  ck_assert_ptr_null(take_idle(&f, 0));
+  ck_assert(atomic_load(&queue(&f)->ready) == 0); /* a look that found nothing settles */
+  fixture_free(&f);
+}
+END_TEST
+
+/* From a longer queue a thief without a rule takes half: the oldest to run, the next ones into
+   its own queue, where they stay ready and counted for their parent. */
+START_TEST(test_steal_half)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  for (unsigned i = 0; i < 7; i++)
+    push(&f, 1, i);
+  ck_assert_ptr_eq(take_idle(&f, 0), &f.tasks[0]);
+  ck_assert_uint_eq(lite_tq_length(queue(&f), 0), 3);
+  ck_assert_uint_eq(lite_tq_length(queue(&f), 1), 3);
+  ck_assert_uint_eq(lite_task_kids_ready(&f.parent), 6);
+  ck_assert_ptr_eq(take(&f, NULL, 0), &f.tasks[3]); /* its own newest: the last one moved */
+  ck_assert_ptr_eq(take(&f, NULL, 1), &f.tasks[6]); /* the maker's newest */
+  ck_assert_uint_eq(lite_task_kids_ready(&f.parent), 4);
+  fixture_free(&f);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("task_queue");
@@ -142,6 +214,8 @@ int main(void)
   tcase_add_test(tc, test_priority_first);
   tcase_add_test(tc, test_steal_by_member_number);
   tcase_add_test(tc, test_steal_nearest_first);
+  tcase_add_test(tc, test_lone_task_waits);
+  tcase_add_test(tc, test_steal_half);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
