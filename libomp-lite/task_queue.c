@@ -116,6 +116,19 @@ void lite_tq_settle(struct lite_tasks *q)
   }
 }
 
+/* Under mq's lock: t at its tail. */
+static void append(struct lite_tasks *q, struct lite_member_q *mq, struct lite_task *t)
+{
+  t->next = NULL;
+  t->prev = mq->tail;
+  if (mq->tail != NULL)
+    mq->tail->next = t;
+  else
+    mq->head = t;
+  mq->tail = t;
+  count_in(q, mq, 1);
+}
+
 void lite_tq_push(struct lite_tasks *q, struct lite_member_q *mq, struct lite_task *t)
 {
   /* Counted where a waiter looks before the task can be taken (a taker subtracts after). */
@@ -131,16 +144,9 @@ void lite_tq_push(struct lite_tasks *q, struct lite_member_q *mq, struct lite_ta
       at = &(*at)->next;
     t->next = *at;
     *at = t;
-  } else {
-    t->next = NULL;
-    t->prev = mq->tail;
-    if (mq->tail != NULL)
-      mq->tail->next = t;
-    else
-      mq->head = t;
-    mq->tail = t;
-  }
-  count_in(q, mq, 1);
+    count_in(q, mq, 1);
+  } else
+    append(q, mq, t);
   mq_unlock(mq);
 }
 
@@ -241,17 +247,8 @@ static void requeue(struct lite_tasks *q, unsigned me, struct lite_task **moved,
 {
   struct lite_member_q *mq = lite_tq_own(q, me);
   mq_lock(mq);
-  for (unsigned i = 0; i < k; i++) {
-    struct lite_task *t = moved[i];
-    t->next = NULL;
-    t->prev = mq->tail;
-    if (mq->tail != NULL)
-      mq->tail->next = t;
-    else
-      mq->head = t;
-    mq->tail = t;
-    count_in(q, mq, 1);
-  }
+  for (unsigned i = 0; i < k; i++)
+    append(q, mq, moved[i]);
   mq_unlock(mq);
   /* As after a push: while they moved, the tasks were in no queue, and a thread that looked
      then found none and may be going to sleep. */
