@@ -14,9 +14,10 @@
    tasks, are atomic (the counts split in two lines: made and queued by their maker, done and
    taken by their runners, struct lite_task); the dependences among the children of a task
    (its table, their predecessor counts and successor lists, and the moment one of them with
-   dependences completes) are under that task's own dep_lock. The team's lock (struct lite_tasks) is taken
-   only to allocate a member's queue and for detached tasks (a task's end and omp_fulfill_event
-   meet there). Lock order: the team's lock, then a dep_lock, then a member queue's lock.
+   dependences completes) are under that task's own dep_lock. The team's lock (struct lite_tasks) is
+   taken only to allocate a member's queue and for detached tasks (a task's end and
+   omp_fulfill_event meet there). Lock order: the team's lock, then a dep_lock, then a member
+   queue's lock.
 
    A task runs at once on the encountering thread, which waits for it to complete (undeferred),
    when its if clause is false or it is final or inside a final task; it still waits for its
