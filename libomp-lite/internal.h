@@ -158,7 +158,9 @@ struct lite_task {
      without it by the thread that runs an undeferred task. */
   _Atomic unsigned npred;
   unsigned nsucc, succ_cap;
-  struct lite_task **succ;            /* the tasks that depend on it */
+  struct lite_task **succ;            /* the tasks that depend on it: succ_inline, or malloc'd
+                                         past its two (task.c, add_edge) */
+  struct lite_task *succ_inline[2];
   void **dep_addrs;                   /* its depend addresses, to take out of the table */
   unsigned ndeps;
   int priority;                       /* its priority clause, at most max-task-priority-var */

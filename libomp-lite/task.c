@@ -193,16 +193,27 @@ static void free_dep_table(struct lite_dep_table *tab)
   free(tab);
 }
 
-/* succ may start only after pred completes. */
+/* succ may start only after pred completes. The first two successors go in the task itself:
+   a chain of dependent tasks made by one thread and run by another (taskbench task-dep-chain,
+   2 threads) called malloc at every link and free on the other thread, which then took the
+   lock of the maker's arena: 5 % of the time in _int_malloc; 0.96 -> 0.66 us a task without
+   (LLVM 1.75, libgomp 1.80; a 550 ns round trip). */
 static void add_edge(struct lite_task *pred, struct lite_task *succ)
 {
   if (pred == NULL || pred == succ || state_of(pred) == LITE_TASK_DONE)
     return;
-  if (pred->nsucc == pred->succ_cap) {
-    unsigned cap = pred->succ_cap != 0 ? pred->succ_cap * 2 : 4;
-    struct lite_task **succs = realloc(pred->succ, cap * sizeof *succs);
+  if (pred->succ == NULL) {
+    pred->succ = pred->succ_inline;
+    pred->succ_cap = 2;
+  } else if (pred->nsucc == pred->succ_cap) {
+    unsigned cap = pred->succ_cap * 2;
+    struct lite_task **succs = pred->succ == pred->succ_inline
+                                   ? malloc(cap * sizeof *succs)
+                                   : realloc(pred->succ, cap * sizeof *succs);
     if (succs == NULL)
       lite_fatal("out of memory for task dependences");
+    if (pred->succ == pred->succ_inline)
+      memcpy(succs, pred->succ_inline, sizeof pred->succ_inline);
     pred->succ = succs;
     pred->succ_cap = cap;
   }
@@ -489,7 +500,8 @@ static void complete(struct lite_tasks *q, struct lite_task *t, int me, struct l
       for (unsigned i = first; i < nready; i++)
         lite_tq_push(q, mq, t->succ[i]);
     }
-    free(t->succ);
+    if (t->succ != t->succ_inline)
+      free(t->succ);
     t->succ = NULL;
     t->nsucc = t->succ_cap = 0;
   } else {
