@@ -538,7 +538,7 @@ struct wait_rule {
 static struct lite_task *take_for(struct lite_thread *thr, struct lite_tasks *q, lite_tq_filter ok,
                                   void *arg)
 {
-  return lite_tq_take(thr, q, lite_tq_member(thr, q), team_size(thr), ok, arg);
+  return lite_tq_take(thr, q, lite_tq_member(thr, q), team_size(thr), ok, arg, ok == NULL);
 }
 
 /* Completes t's body; then returns the next task this thread runs: without a rule (a thread
@@ -840,7 +840,7 @@ bool lite_tasks_help_region(struct lite_thread *thr, struct lite_tasks *q, uint3
     n = me + 1;
   if (n < 2)
     n = 2;
-  struct lite_task *t = lite_tq_take(NULL, q, me, n, of_region, &r);
+  struct lite_task *t = lite_tq_take(NULL, q, me, n, of_region, &r, true);
   run_chain(thr, t);
   return t != NULL;
 }

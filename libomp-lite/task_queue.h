@@ -48,10 +48,13 @@ void lite_tq_push(struct lite_tasks *q, struct lite_member_q *mq, struct lite_ta
 
 /* Takes a ready task that ok (NULL: any) accepts, for member `me` of a team of n: from its own
    queue first (highest priority, then the newest), then from the other members' (highest
-   priority, then the oldest), nearest first. NULL if none. */
+   priority, then the oldest), nearest first. NULL if none. idle: the thread has nothing else
+   to do (a barrier, the end of its region), so it may leave a short queue to its maker for a
+   while and steal several tasks at once (task_queue.c); a waiter for some tasks only (taskwait,
+   taskgroup end, dependences) takes one at a time, at once. */
 typedef bool (*lite_tq_filter)(const struct lite_task *t, void *arg);
 struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, unsigned me,
-                               unsigned n, lite_tq_filter ok, void *arg);
+                               unsigned n, lite_tq_filter ok, void *arg, bool idle);
 
 /* Tasks queued in member m's queue (0 if it has none): read without a lock. */
 unsigned lite_tq_length(struct lite_tasks *q, unsigned m);

@@ -2,7 +2,7 @@
    task, a thief the oldest; a task with a priority goes first; a member with nothing of its own
    steals from the nearest member first: by the topology when there is one (a synthetic machine
    through HWLOC_SYNTHETIC, so the test does not depend on this one), else by member number; a
-   thief in a barrier waits a moment for more than one task, then takes half a queue. */
+   thief in a barrier leaves a short queue to its maker for a moment, then takes half a queue. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +53,7 @@ static void push(struct fixture *f, unsigned member, unsigned task)
 }
 
 /* A taker with a rule that accepts every task, as a taskwait's: one task, as soon as it is
-   there (a thief without one waits for more, below). */
+   there (an idle thief may wait for more, below). */
 static bool any(const struct lite_task *t, void *arg)
 {
   (void)t;
@@ -63,13 +63,13 @@ static bool any(const struct lite_task *t, void *arg)
 
 static struct lite_task *take(struct fixture *f, struct lite_thread *thr, unsigned me)
 {
-  return lite_tq_take(thr, queue(f), me, MEMBERS, any, NULL);
+  return lite_tq_take(thr, queue(f), me, MEMBERS, any, NULL, false);
 }
 
-/* A thief with nothing else to do (in a barrier): no rule. */
+/* A thief with nothing else to do (in a barrier): no rule, idle. */
 static struct lite_task *take_idle(struct fixture *f, unsigned me)
 {
-  return lite_tq_take(NULL, queue(f), me, MEMBERS, NULL, NULL);
+  return lite_tq_take(NULL, queue(f), me, MEMBERS, NULL, NULL, true);
 }
 
 static void sleep_past_patience(void)
@@ -187,6 +187,31 @@ START_TEST(test_lone_task_waits)
 }
 END_TEST
 
+/* A short queue (two tasks) whose maker is still making tasks is left to it: the patience starts
+   again at each look that sees the maker's count of tasks made grown. Meanwhile another queue's
+   lone task waits only the patience from the first sighting of a short queue. */
+START_TEST(test_short_queue_waits_for_its_maker)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  push(&f, 1, 0);
+  push(&f, 1, 1);
+  ck_assert_ptr_null(take_idle(&f, 0));
+  sleep_past_patience();
+  _Atomic unsigned long *made = &lite_tq_own(queue(&f), 1)->created;
+  atomic_fetch_add(made, 1); /* member 1 made a task */
+  ck_assert_ptr_null(take_idle(&f, 0));
+  push(&f, 2, 2);
+  atomic_fetch_add(made, 1); /* and another: the wait holds however long the push took */
+  ck_assert_ptr_eq(take_idle(&f, 0), &f.tasks[2]);
+  ck_assert_ptr_null(take_idle(&f, 0)); /* a new wait for member 1's queue */
+  sleep_past_patience();
+  ck_assert_ptr_eq(take_idle(&f, 0), &f.tasks[0]); /* the maker made nothing since */
+  ck_assert_uint_eq(lite_tq_length(queue(&f), 1), 1);
+  fixture_free(&f);
+}
+END_TEST
+
 /* From a longer queue a thief without a rule takes half: the oldest to run, the next ones into
    its own queue, where they stay ready and counted for their parent. */
 START_TEST(test_steal_half)
@@ -215,6 +240,7 @@ int main(void)
   tcase_add_test(tc, test_steal_by_member_number);
   tcase_add_test(tc, test_steal_nearest_first);
   tcase_add_test(tc, test_lone_task_waits);
+  tcase_add_test(tc, test_short_queue_waits_for_its_maker);
   tcase_add_test(tc, test_steal_half);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
