@@ -207,12 +207,11 @@ static void add_edge(struct lite_task *pred, struct lite_task *succ)
     pred->succ_cap = 2;
   } else if (pred->nsucc == pred->succ_cap) {
     unsigned cap = pred->succ_cap * 2;
-    struct lite_task **succs = pred->succ == pred->succ_inline
-                                   ? malloc(cap * sizeof *succs)
-                                   : realloc(pred->succ, cap * sizeof *succs);
+    bool was_inline = pred->succ == pred->succ_inline;
+    struct lite_task **succs = realloc(was_inline ? NULL : pred->succ, cap * sizeof *succs);
     if (succs == NULL)
       lite_fatal("out of memory for task dependences");
-    if (pred->succ == pred->succ_inline)
+    if (was_inline)
       memcpy(succs, pred->succ_inline, sizeof pred->succ_inline);
     pred->succ = succs;
     pred->succ_cap = cap;

@@ -9,8 +9,8 @@
    number around its own: id+1, id-1, id+2, ...). A thief with nothing else to do leaves a short
    queue to its maker while the maker is still making tasks, and takes half of a longer queue at
    once (steal_batch below), so that a creator feeding thieves meets them on its queue's line
-   once per batch, not once per task. Tasks with a priority wait in a second list, highest first, taken before the
-   others by owner and thief alike.
+   once per batch, not once per task. Tasks with a priority wait in a second list, highest
+   first, taken before the others by owner and thief alike.
 
    A lock per queue instead of a lock-free deque (Chase-Lev): the owner's lock is uncontended
    unless a thief is at the same queue, so it costs one locked instruction on a line the owner
@@ -247,7 +247,8 @@ static bool wait_for_more(const struct lite_member_q *vq)
     if (now - patience.queue_since < SHORT_QUEUE_PATIENCE_NS)
       return true;
     unsigned long created = atomic_load_explicit(&vq->created, memory_order_relaxed);
-    if (created == patience.created || !is_short(atomic_load_explicit(&vq->n, memory_order_relaxed)))
+    if (created == patience.created ||
+        !is_short(atomic_load_explicit(&vq->n, memory_order_relaxed)))
       return false;
     patience.queue_since = now; /* its maker is still at work on it: wait again */
     patience.created = created;
