@@ -283,12 +283,20 @@ static enum lite_wait_mode wait_mode_now(void)
    nothing beside a long region, but twice LLVM's time for back-to-back short ones (syncbench
    `parallel` beside a busy process, 0.47 -> 2.54 us a region, LLVM 1.31). So under foreign load
    the leader yields to the worker, and moves only after COLOC_SHORT_RUN waits in a row that
-   ended within COLOC_SHORT_NS of that yield: the worker had little left to do, and the regions
-   are short. (A wait that yields also waits for the worker's own spin, 30 us, before it gives
-   the CPU back.) */
+   ended within COLOC_SHORT_NS of that yield, all within COLOC_RUN_NS: the worker had little left
+   to do, and the regions come back to back, so that a switch at each would cost more than the
+   leader's serial code on a shared CPU. numpy's products come about 1 ms apart, with Python
+   between them: counted over any span of time, four short waits in a row still moved the
+   leader there, and a run with one move stayed slow (numpy-256x256 beside a busy process, 8
+   alternated processes: 0.325 s (0.260..0.381) with the move, 0.190 (0.170..0.265) with a 1 ms
+   window, LLVM 0.237 (0.195..0.457); 200 us was too short: syncbench parallel beside the busy
+   process 0.65 -> 69 us a region, as back-to-back waits each cost the worker's 30 us spin). (A wait that yields also waits for the worker's own spin,
+   30 us, before it gives the CPU back.) */
 #define COLOC_SHORT_NS 100000
 #define COLOC_SHORT_RUN 4
+#define COLOC_RUN_NS 1000000
 static LITE_THREAD_LOCAL unsigned coloc_short_run;
+static LITE_THREAD_LOCAL uint64_t coloc_run_start_ns; /* the first yield of the run */
 
 /* The load as a co-located leader needs it (see above): the last verdict while it holds, else
    one count, which keeps its answer when it settles the question. */
@@ -309,10 +317,16 @@ void lite_waiter_end(const struct lite_waiter *w)
 {
   if (w->coloc_yield_ns == 0)
     return;
-  if (lite_now_ns() - w->coloc_yield_ns < COLOC_SHORT_NS)
-    coloc_short_run++;
-  else
+  uint64_t now = lite_now_ns();
+  if (now - w->coloc_yield_ns >= COLOC_SHORT_NS) {
     coloc_short_run = 0;
+    return;
+  }
+  if (coloc_short_run == 0 || now - coloc_run_start_ns > COLOC_RUN_NS) {
+    coloc_short_run = 0; /* a new run starts with this wait */
+    coloc_run_start_ns = w->coloc_yield_ns;
+  }
+  coloc_short_run++;
 }
 
 void lite_waiter_init(struct lite_waiter *w)
