@@ -290,8 +290,9 @@ static enum lite_wait_mode wait_mode_now(void)
    leader there, and a run with one move stayed slow (numpy-256x256 beside a busy process, 8
    alternated processes: 0.325 s (0.260..0.381) with the move, 0.190 (0.170..0.265) with a 1 ms
    window, LLVM 0.237 (0.195..0.457); 200 us was too short: syncbench parallel beside the busy
-   process 0.65 -> 69 us a region, as back-to-back waits each cost the worker's 30 us spin). (A wait that yields also waits for the worker's own spin,
-   30 us, before it gives the CPU back.) */
+   process 0.65 -> 69 us a region, as back-to-back waits each cost the worker's 30 us spin).
+   (A wait that yields also waits for the worker's own spin, 30 us, before it gives the CPU
+   back.) */
 #define COLOC_SHORT_NS 100000
 #define COLOC_SHORT_RUN 4
 #define COLOC_RUN_NS 1000000
