@@ -143,9 +143,10 @@ struct lite_bind_key {
 /* At load, before the environment is read: records the CPUs the process started with, and
    returns how many. */
 unsigned lite_bind_process_init(void);
-/* At load, after the environment: decides whether threads are bound, makes the place list,
-   and binds the initial thread to place 0. */
-void lite_bind_init(void);
+/* At the first OpenMP call (and before anything reads the binding or copies the ICVs): decides
+   once whether threads are bound and makes the place list. Binds no thread. After
+   lite_init_once (the environment must have been read). */
+void lite_bind_ready(void);
 /* The topology of the process's CPUs, loaded on first use; NULL if hwloc cannot read it. */
 const struct lite_topo *lite_bind_topology(void);
 

@@ -1,9 +1,13 @@
 /* Thread binding at run time: the process's place list, the initial thread's place, the places
    of each team's members, and the nearest-first order of a team's members.
 
-   - At load (lite_bind_init): binding is in force when bind-var asks for it (OMP_PROC_BIND, or
-     OMP_PLACES / GOMP_CPU_AFFINITY alone) and a place list can be made inside the CPUs the
-     process started with. The initial thread is bound to place 0 then, as libgomp does.
+   - At the process's first OpenMP call (lite_bind_ready): binding is in force when bind-var
+     asks for it (OMP_PROC_BIND, or OMP_PLACES / GOMP_CPU_AFFINITY alone) and a place list can
+     be made inside the CPUs the process started with. The initial thread is bound to place 0
+     at its own first OpenMP call (libgomp binds it at load). Not at load: a preloaded runtime is
+     loaded into shells, `timeout` and launcher scripts, and a mask set there is inherited by
+     every program they start, which then ran on one CPU; such a process makes no OpenMP call,
+     so it keeps its mask and never loads the topology (about 8 ms of hwloc per process).
    - At a fork: the leader works out the members' places (partition.c) only when something that
      decides them changed (policy, its place and partition, team size), and numbers the result;
      a worker that sees a new number rebinds itself, and only if its place changed. Worker k of
@@ -16,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct lite_binding lite_binding;
 
@@ -77,7 +82,7 @@ unsigned lite_bind_process_init(void)
   return lite_binding.nprocess > 0 ? lite_binding.nprocess : lite_os_affinity_cpus();
 }
 
-void lite_bind_init(void)
+static void bind_init(void)
 {
   if (!bind_requested() || lite_binding.nprocess == 0)
     return;
@@ -86,12 +91,15 @@ void lite_bind_init(void)
     lite_warn("the machine's topology could not be read (hwloc); threads are not bound");
   } else if (make_places(t, &lite_binding.places)) {
     lite_binding.on = true;
-    bind_to_place(0, 0);
     return;
   }
   if (lite_env.bind_list_len == 0)
     lite_env.icv.bind = omp_proc_bind_false;
 }
+
+static pthread_once_t bind_once = PTHREAD_ONCE_INIT;
+
+void lite_bind_ready(void) { pthread_once(&bind_once, bind_init); }
 
 /* The stock libgomp's constructor may have run after ours and pinned the initial thread to its
    own first place: put it where libomp-lite's binding says (or back on the process's CPUs). */
@@ -118,7 +126,13 @@ void lite_bind_thread_init(struct lite_thread *thr)
   if (!lite_binding.on)
     return;
   thr->partition.len = lite_binding.places.n;
-  /* A thread bound to exactly one place (the initial thread, bound at load) is on it. */
+  if (lite_os_gettid() == (int)getpid()) {
+    bind_to_place(0, 0);
+    thr->place = 0;
+    return;
+  }
+  /* A thread bound to exactly one place (a pthread the bound initial thread started inherits
+     its mask) is on it. */
   unsigned cap = lite_os_max_cpus();
   int *cpus = malloc(cap * sizeof *cpus);
   unsigned n = cpus != NULL ? lite_os_thread_cpus(0, cpus, cap) : 0;

@@ -3,6 +3,14 @@
    places, as in libgomp: the counts are 0 and the thread's place is -1. Libraries call these at
    load time (OpenBLAS asks omp_get_num_places), so none of them starts anything. */
 #include "internal.h"
+#include "affinity/affinity.h"
+
+/* The place list is made at the process's first OpenMP call; these may be that call. */
+static void places_ready(void)
+{
+  lite_init_once();
+  lite_bind_ready();
+}
 
 static const struct lite_place *place_at(int place_num)
 {
@@ -13,20 +21,20 @@ static const struct lite_place *place_at(int place_num)
 
 int omp_get_num_places(void)
 {
-  lite_init_once();
+  places_ready();
   return (int)lite_binding.places.n;
 }
 
 int omp_get_place_num_procs(int place_num)
 {
-  lite_init_once();
+  places_ready();
   const struct lite_place *p = place_at(place_num);
   return p != NULL ? (int)p->ncpus : 0;
 }
 
 void omp_get_place_proc_ids(int place_num, int *ids)
 {
-  lite_init_once();
+  places_ready();
   const struct lite_place *p = place_at(place_num);
   for (unsigned i = 0; p != NULL && i < p->ncpus; i++)
     ids[i] = p->cpus[i];

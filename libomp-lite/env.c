@@ -816,7 +816,6 @@ void lite_env_init(void)
   unsigned ncpus = lite_bind_process_init();
   unsigned quota = lite_os_cgroup_cpu_quota("/sys/fs/cgroup");
   lite_env_parse(&lite_env, process_getenv, quota > 0 && quota < ncpus ? quota : ncpus);
-  lite_bind_init();
   if (lite_env.display_env != 0)
     lite_env_display(lite_env.display_env == 2);
 }
@@ -949,4 +948,8 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   funlockfile(out);
 }
 
-void lite_env_display(bool verbose) { lite_env_print(stderr, &lite_env, verbose); }
+void lite_env_display(bool verbose)
+{
+  lite_bind_ready(); /* the place list it prints */
+  lite_env_print(stderr, &lite_env, verbose);
+}

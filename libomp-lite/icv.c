@@ -22,6 +22,8 @@ int omp_get_max_threads(void)
    threads bound, the process's CPUs as it started (a bound thread's own mask is one place). */
 int omp_get_num_procs(void)
 {
+  lite_init_once();
+  lite_bind_ready();
   if (lite_binding.on)
     return (int)lite_binding.nprocess;
   return (int)lite_os_affinity_cpus();

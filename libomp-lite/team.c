@@ -84,6 +84,7 @@ static struct lite_thread *thread_adopt(struct lite_thread *thr)
 struct lite_thread *lite_thread_create_self(void)
 {
   lite_init_once();
+  lite_bind_ready();
   struct lite_thread *thr = thread_alloc();
   if (thr == NULL)
     lite_fatal("out of memory allocating thread state");

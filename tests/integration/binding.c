@@ -1,9 +1,13 @@
 /* binding: places and thread binding (OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY, proc_bind),
    seen from inside each thread through sched_getaffinity and the place routines.
 
-   usage: binding [--mask CPULIST] [NTHREADS...]
+   usage: binding [--mask CPULIST | --inert] [NTHREADS...]
      --mask: restart the program with its affinity mask set to CPULIST first, as `taskset -c`
              would, so that the runtime loads inside that mask.
+     --inert: first, before any OpenMP call, the process's mask must still be its parent's: a
+             runtime loaded into a process (a shell, `timeout`, a launcher script, by LD_PRELOAD)
+             binds nothing until the process uses OpenMP, since the processes it starts inherit
+             its mask. Then the checks below, as without it.
    Environment read by the test (the case says what it expects):
      BINDING_EXPECT   bound (default when a binding variable is set) or unbound
      BINDING_PLACES   the place list expected, in OMP_DISPLAY_ENV's shape ("{0},{1}")
@@ -248,6 +252,17 @@ int main(int argc, char **argv)
             lite_fail("execv: %s", strerror(errno));
         }
         first = 3;
+    }
+    if (argc > 1 && strcmp(argv[1], "--inert") == 0) {
+        cpu_set_t mine, parent;
+        mask_of_self(&mine);
+        if (sched_getaffinity(getppid(), sizeof parent, &parent) != 0)
+            lite_fail("cannot read the parent's mask");
+        if (!CPU_EQUAL(&mine, &parent))
+            lite_fail("before any OpenMP call the process's mask has %d CPUs, its parent's %d: "
+                      "the runtime bound the initial thread at load", CPU_COUNT(&mine),
+                      CPU_COUNT(&parent));
+        first = 2;
     }
     lite_check_runtime("binding", (const void *)omp_get_num_places);
     const char *restarted = getenv("BINDING_RESTARTED");

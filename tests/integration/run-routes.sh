@@ -184,6 +184,18 @@ t_parallel_basics() {
     case_ok OMP_PROC_BIND=spread OMP_PLACES=cores parallel_basics
 }
 
+# A program that makes no OpenMP call, with libomp-lite preloaded and the environment given:
+# its mask must be the test's own.
+case_mask_kept() {
+    local want got
+    want=$(grep Cpus_allowed_list /proc/self/status)
+    got=$(env "$@" LD_PRELOAD="$lib" grep Cpus_allowed_list /proc/self/status 2> "$CASE_ERR")
+    CASE_DESC="$* LD_PRELOAD=libomp-lite grep Cpus_allowed_list /proc/self/status"
+    cases_run=$((cases_run + 1))
+    echo "$got" > "$CASE_OUT"
+    if [ "$got" = "$want" ]; then case_pass; else case_fail "the mask changed, expected '$want'"; fi
+}
+
 # Binding, checked from inside each thread (tests/integration/binding.c says how). The CPUs named
 # are those every machine has: 0, and the last CPU of the test's mask when there are two.
 t_binding() {
@@ -198,6 +210,18 @@ t_binding() {
     case_ok OMP_PLACES=sockets binding 2
     case_ok OMP_PLACES='threads(1)' BINDING_PLACES='{0}' binding 2 4
     case_ok OMP_PLACES='{0}' BINDING_PLACES='{0}' binding 2
+    # Loaded but not yet used (a shell, `timeout` or a launcher script that LD_PRELOAD reaches):
+    # no mask changed, so the programs it starts keep every CPU. (Under LD_PRELOAD a program
+    # linked with the stock libgomp also loads it, and its constructor binds at load: that
+    # route checks a program without OpenMP, as the issue's `grep` did.)
+    case $route in
+        preload)
+            case_mask_kept OMP_PROC_BIND=true
+            case_mask_kept OMP_PLACES=threads OMP_PROC_BIND=spread ;;
+        ldpath|rpath)
+            case_ok OMP_PROC_BIND=true binding --inert 2
+            case_ok OMP_PLACES=threads OMP_PROC_BIND=close binding --inert 2 4 ;;
+    esac
     # Bad values: one warning each, and the program runs unbound.
     case_ok OMP_PLACES=junk BINDING_EXPECT=unbound binding 2
     case_ok OMP_PLACES='{99999}' BINDING_EXPECT=unbound binding 2
