@@ -156,8 +156,11 @@ const struct lite_topo *lite_bind_topology(void);
    OMP_DISPLAY_AFFINITY): expands format (NULL or "": affinity-format-var) for the calling thread
    into buf, truncated to size, NUL-terminated (nothing written if size is 0); returns the length
    the full text needs, without the NUL. A malformed format ends the program with a message
-   (exit status 1), as libgomp does. format.c's header comment lists the fields. */
+   (exit status 1), as libgomp does; a width above LITE_AFFINITY_WIDTH_MAX is cut to it, with
+   one warning a process. format.c's header comment lists the fields. */
 size_t lite_affinity_capture(char *buf, size_t size, const char *format);
+/* The widest a field may be (format.c says why this much). */
+#define LITE_AFFINITY_WIDTH_MAX 16384
 /* Prints the calling thread's line in affinity-format-var, and a newline, on stderr (one write):
    what OMP_DISPLAY_AFFINITY=true asks for each thread of a team whose affinity changed. */
 void lite_affinity_display_self(void);
@@ -165,6 +168,13 @@ void lite_affinity_display_self(void);
    list of numbers and ranges: "0-3,8,10-11". Into buf as lite_affinity_capture writes; returns
    the length the full text needs. */
 size_t lite_affinity_format_cpus(const uint64_t *bits, unsigned ncpus, char *buf, size_t size);
+/* affinity-format-var, to read: the string returned stays as it is until
+   lite_affinity_format_release(*held), whatever omp_set_affinity_format does meanwhile. */
+struct lite_counted_format;
+const char *lite_affinity_format_hold(struct lite_counted_format **held);
+void lite_affinity_format_release(struct lite_counted_format *held);
+/* In a child after fork(): the lock of affinity-format-var is free again. */
+void lite_affinity_format_after_fork(void);
 
 /* ---------------------------------------------------------------- memory.c (libnuma) */
 

@@ -6,7 +6,9 @@
    A field is '%', an optional size, and a type: one letter (%n) or its long name in braces
    (%{thread_num}). The size is a width in decimal (no leading zero), after "0." (numbers padded
    with zeros on the left, after a '-' or "0x"; other values with spaces on the left, as libgomp
-   does), after "." (spaces on the left) or alone (spaces on the right). %% is a '%'. Anything
+   does), after "." (spaces on the left) or alone (spaces on the right); "." is no precision, so
+   "%.2000000000A" asks for a width of 2000000000. A width above LITE_AFFINITY_WIDTH_MAX is cut
+   to it, with one warning a process (field_size says why). %% is a '%'. Anything
    else after a '%' (an unknown type or long name, "0" without ".", "0." or "." without a width)
    ends the program with a message, as libgomp does: a format is written once by the programmer,
    and a run that cannot print it should not go on as if it had.
@@ -226,6 +228,22 @@ static char field_type(const char *p, const char **end)
   lite_error_exit("affinity format: unsupported long type name '%.*s'", (int)n, p + 1);
 }
 
+/* Why LITE_AFFINITY_WIDTH_MAX is 16384. A width pads a value to line up a column, and the
+   widest value is %A's list of 1024 CPUs at its longest, every other one: 2004 characters (a host
+   name has 255 at most). 16 KiB is eight times that, so no width that pads anything changes,
+   nor the 9000 the integration test compares with libgomp; and it bounds what a field adds to a
+   line, which display() allocates and writes to stderr whole: '%99999999999n' asked for 100 GB
+   and ended the program in "out of memory" (SIGABRT), '%.2000000000A' wrote 2 GB a line (as
+   libgomp still does). A width is the programmer's or the user's value: cut, not fatal. */
+static void warn_wide_once(const char *digits, size_t n)
+{
+  static _Atomic bool warned;
+  if (!atomic_exchange(&warned, true))
+    lite_warn("affinity format: field width %.*s%s is more than %d; using %d",
+              (int)(n < 24 ? n : 24), digits, n < 24 ? "" : "...", LITE_AFFINITY_WIDTH_MAX,
+              LITE_AFFINITY_WIDTH_MAX);
+}
+
 /* Reads "[0.|.][width]" at p; returns what follows. */
 static const char *field_size(const char *p, struct field_size *fs)
 {
@@ -241,12 +259,15 @@ static const char *field_size(const char *p, struct field_size *fs)
     p++;
   }
   if (*p >= '1' && *p <= '9') {
-    while (*p >= '0' && *p <= '9') {
-      size_t digit = (size_t)(*p - '0');
-      if (fs->width > (SIZE_MAX / 2 - digit) / 10)
-        lite_error_exit("affinity format: field width too large");
-      fs->width = fs->width * 10 + digit;
-      p++;
+    const char *digits = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      /* Past the bound the digits are only skipped: no width of any length can overflow. */
+      if (fs->width <= LITE_AFFINITY_WIDTH_MAX)
+        fs->width = fs->width * 10 + (size_t)(*p - '0');
+    }
+    if (fs->width > LITE_AFFINITY_WIDTH_MAX) {
+      warn_wide_once(digits, (size_t)(p - digits));
+      fs->width = LITE_AFFINITY_WIDTH_MAX;
     }
   } else if (fs->zero || fs->right) {
     lite_error_exit("affinity format: '0.' or '.' must be followed by a field width");
@@ -290,49 +311,121 @@ static void expand(struct out *o, const char *format)
   }
 }
 
-/* affinity-format-var. lite_env.affinity_format holds it (env.c sets it from OMP_AFFINITY_FORMAT
-   before any thread starts); omp_set_affinity_format replaces the pointer with a copy, atomically,
-   and leaves the old string allocated: another thread may be expanding it, and env.c's
-   omp_display_env reads it without a lock. A program that sets the format in a loop leaks one
-   string a call (libgomp reallocates in place instead, unsafely for concurrent readers). */
-static const char *current_format(void)
-{
-  return __atomic_load_n(&lite_env.affinity_format, __ATOMIC_ACQUIRE);
-}
-
-static void set_format(const char *format, size_t len)
-{
-  const char *old = current_format();
-  if (strlen(old) == len && memcmp(old, format, len) == 0)
-    return;
-  char *copy = malloc(len + 1);
-  if (copy == NULL)
-    lite_fatal("out of memory for the affinity format (%zu bytes)", len + 1);
-  memcpy(copy, format, len);
-  copy[len] = '\0';
-  __atomic_store_n(&lite_env.affinity_format, copy, __ATOMIC_RELEASE);
-}
-
-size_t lite_affinity_capture(char *buf, size_t size, const char *format)
+static size_t capture(char *buf, size_t size, const char *format)
 {
   struct out o = { buf, size, 0 };
-  expand(&o, format != NULL && *format != '\0' ? format : current_format());
+  expand(&o, format);
   if (size > 0)
     buf[o.len < size ? o.len : size - 1] = '\0';
   return o.len;
 }
 
-/* One line on stderr, written with one call so that the lines of several threads do not mix. */
-static void display(const char *format)
+/* ---------------------------------------------------------------- affinity-format-var */
+
+/* OpenMP keeps one affinity-format-var per device, and omp_set_affinity_format may replace it
+   while other threads expand it: with OMP_DISPLAY_AFFINITY set, every member of a team does at
+   the start of each region. Until the program sets it, the variable is env.c's
+   lite_env.affinity_format (OMP_AFFINITY_FORMAT or the default), set before any thread starts and
+   never changed after. A format the program sets is a counted copy: the variable holds one
+   reference, each reader one more while it reads, and whoever drops the last frees the copy. So
+   a reader never sees its string freed or rewritten (libgomp rewrites it in place: a concurrent
+   reader can get half of each), and the memory is the current string plus one per reader still
+   on an older one. Before, every replaced string was kept, for want of knowing whether someone
+   still read it: 10^6 calls with two 200-byte formats grew the RSS by 214 MiB.
+   The lock covers only the pointer and the counts, never a copy or an expansion: readers do not
+   wait on one another's expansions, and one that ends the program over a malformed format holds
+   no lock. */
+struct lite_counted_format {
+  unsigned long refs;
+  char text[];
+};
+
+static pthread_mutex_t format_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lite_counted_format *program_format; /* NULL: lite_env.affinity_format */
+
+const char *lite_affinity_format_hold(struct lite_counted_format **held)
+{
+  pthread_mutex_lock(&format_lock);
+  struct lite_counted_format *copy = program_format;
+  if (copy != NULL)
+    copy->refs++;
+  pthread_mutex_unlock(&format_lock);
+  *held = copy;
+  return copy != NULL ? copy->text : lite_env.affinity_format;
+}
+
+void lite_affinity_format_release(struct lite_counted_format *held)
+{
+  if (held == NULL)
+    return;
+  pthread_mutex_lock(&format_lock);
+  bool last = --held->refs == 0;
+  pthread_mutex_unlock(&format_lock);
+  if (last)
+    free(held);
+}
+
+void lite_affinity_format_after_fork(void)
+{
+  /* Only the forking thread lives on, and another may have held the lock at the fork. A copy
+     that a vanished thread was reading keeps its count and stays allocated: one at most each. */
+  pthread_mutex_init(&format_lock, NULL);
+}
+
+static void set_format(const char *format)
+{
+  size_t len = strlen(format);
+  struct lite_counted_format *copy = malloc(sizeof *copy + len + 1);
+  if (copy == NULL) {
+    lite_warn("out of memory for the affinity format (%zu bytes); it stays as it was", len + 1);
+    return;
+  }
+  copy->refs = 1; /* the variable's own */
+  memcpy(copy->text, format, len + 1);
+  pthread_mutex_lock(&format_lock);
+  struct lite_counted_format *old = program_format;
+  program_format = copy;
+  bool last = old != NULL && --old->refs == 0;
+  pthread_mutex_unlock(&format_lock);
+  if (last)
+    free(old);
+}
+
+size_t lite_affinity_capture(char *buf, size_t size, const char *format)
+{
+  if (format != NULL && *format != '\0')
+    return capture(buf, size, format);
+  struct lite_counted_format *held;
+  size_t len = capture(buf, size, lite_affinity_format_hold(&held));
+  lite_affinity_format_release(held);
+  return len;
+}
+
+static void warn_short_line_once(size_t len)
+{
+  static _Atomic bool warned;
+  if (!atomic_exchange(&warned, true))
+    lite_warn("out of memory for an affinity display line (%zu bytes); showing its start", len + 1);
+}
+
+/* One line on stderr, written with one call so that the lines of several threads do not mix. Its
+   length is bounded by the format's: a field adds LITE_AFFINITY_WIDTH_MAX at most. */
+static void display_line(const char *format)
 {
   char small[512];
-  size_t len = lite_affinity_capture(small, sizeof small, format);
+  size_t len = capture(small, sizeof small, format);
   char *line = small;
   if (len >= sizeof small) {
     line = malloc(len + 1);
-    if (line == NULL)
-      lite_fatal("out of memory for an affinity display line (%zu bytes)", len + 1);
-    lite_affinity_capture(line, len + 1, format);
+    if (line != NULL) {
+      /* The same text, but for a host name changed in between: never past what was written. */
+      size_t again = capture(line, len + 1, format);
+      len = again < len ? again : len;
+    } else {
+      warn_short_line_once(len);
+      line = small;
+      len = sizeof small - 1;
+    }
   }
   line[len] = '\n';
   fwrite(line, 1, len + 1, stderr);
@@ -340,21 +433,35 @@ static void display(const char *format)
     free(line);
 }
 
+/* format, or affinity-format-var (NULL or ""), held for both expansions of display_line. */
+static void display(const char *format)
+{
+  if (format != NULL && *format != '\0') {
+    display_line(format);
+    return;
+  }
+  struct lite_counted_format *held;
+  display_line(lite_affinity_format_hold(&held));
+  lite_affinity_format_release(held);
+}
+
 void lite_affinity_display_self(void) { display(NULL); }
 
 /* ---------------------------------------------------------------- the C API */
 
-void omp_set_affinity_format(const char *format) { set_format(format, strlen(format)); }
+void omp_set_affinity_format(const char *format) { set_format(format); }
 
 size_t omp_get_affinity_format(char *buffer, size_t size)
 {
-  const char *format = current_format();
+  struct lite_counted_format *held;
+  const char *format = lite_affinity_format_hold(&held);
   size_t len = strlen(format);
   if (size > 0) {
     size_t n = len < size ? len : size - 1;
     memcpy(buffer, format, n);
     buffer[n] = '\0';
   }
+  lite_affinity_format_release(held);
   return len;
 }
 

@@ -718,6 +718,8 @@ static void read_display_env(struct env_reader *r)
     warn_invalid("OMP_DISPLAY_ENV", v, "true, false or verbose", "false");
 }
 
+/* Kept as written: its fields are read where they are expanded (format.c), which cuts a huge
+   width there, for this format as for the program's. */
 static void read_affinity_format(struct env_reader *r)
 {
   const char *v = r->get("OMP_AFFINITY_FORMAT");
@@ -936,7 +938,12 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   fprintf(out, "  OMP_DEFAULT_DEVICE = '%d'\n", icv->default_device);
   fprintf(out, "  OMP_MAX_TASK_PRIORITY = '%d'\n", env->max_task_priority);
   fprintf(out, "  OMP_DISPLAY_AFFINITY = '%s'\n", bool_name(env->display_affinity));
-  fprintf(out, "  OMP_AFFINITY_FORMAT = '%s'\n", env->affinity_format);
+  /* The runtime's own: affinity-format-var as the program may have set it since, held against
+     a thread that sets it now (format.c frees what it replaces). */
+  struct lite_counted_format *held = NULL;
+  const char *format = env == &lite_env ? lite_affinity_format_hold(&held) : env->affinity_format;
+  fprintf(out, "  OMP_AFFINITY_FORMAT = '%s'\n", format);
+  lite_affinity_format_release(held);
   /* A user-made default allocator has no name: '' (as in libgomp). */
   uintptr_t allocator = (uintptr_t)icv->default_allocator;
   fprintf(out, "  OMP_ALLOCATOR = '%s'\n",

@@ -51,6 +51,7 @@ static void after_fork_in_child(void)
   atomic_store(&lite_threads_parked, 0);
   atomic_store(&lite_threads_waking, 0);
   lite_team_after_fork();
+  lite_affinity_format_after_fork();
   if (lite_env.profile != 0)
     lite_prof_fork_child();
   if (thr != NULL) {

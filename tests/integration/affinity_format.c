@@ -9,7 +9,10 @@
    usage: affinity_format             all of it, OMP_AFFINITY_FORMAT unset
           affinity_format env         the same, but affinity-format-var starts as
                                       OMP_AFFINITY_FORMAT says
-          affinity_format bad FORMAT  expands FORMAT, which must stop the program (exit 1) */
+          affinity_format bad FORMAT  expands FORMAT, which must stop the program (exit 1)
+          affinity_format display     one region of 2 threads, then omp_display_affinity(NULL):
+                                      with OMP_DISPLAY_AFFINITY=true, 3 lines on stderr in
+                                      affinity-format-var (run-routes.sh reads them) */
 #include "lite_check.h"
 #include <omp.h>
 #include <pthread.h>
@@ -378,6 +381,15 @@ int main(int argc, char **argv)
         char buf[64];
         omp_capture_affinity(buf, sizeof buf, argc > 2 ? argv[2] : "%");
         printf("affinity_format: '%s' did not stop the program\n", argc > 2 ? argv[2] : "%");
+        return 0;
+    }
+    if (strcmp(mode, "display") == 0) {
+        int members = 0;
+#pragma omp parallel num_threads(2) reduction(+ : members)
+        members++;
+        LITE_EXPECT(members == 2, "a region of 2 threads had %d", members);
+        omp_display_affinity(NULL);
+        printf("affinity_format: display done\n");
         return 0;
     }
     if (strcmp(mode, "env") == 0) {

@@ -519,6 +519,20 @@ t_affinity_format() {
         case_skip "OMP_PROC_BIND=true OMP_PLACES=threads affinity_format: stock libgomp's %A" \
             "shows a place, not the thread's mask (seen: 0 for a thread on CPU 1)"
     fi
+    # Issue 37 item 6: a huge width is cut (one warning), never an abort or gigabytes on stderr.
+    # Before: '%99999999999n' ended in "fatal: out of memory" and SIGABRT; '%.2000000000A' (a
+    # width on the right: the grammar has no precision) wrote 2 GB a line. Stock libgomp writes
+    # them all.
+    if lite_route; then
+        local huge
+        for huge in '%99999999999n' '%.2000000000A' \
+                '%0.99999999999999999999999{thread_num}|%.9999999999H'; do
+            case_bounded 262144 'affinity format.*width' OMP_DISPLAY_AFFINITY=true \
+                "OMP_AFFINITY_FORMAT=$huge" affinity_format display
+        done
+    else
+        case_skip "affinity_format display with huge widths: stock libgomp writes gigabytes"
+    fi
     local bad
     for bad in '%0n' '%.n' '%0.n' '%q' '%{bogus}' '%{thread_num'; do
         case_stops 'affinity format' affinity_format bad "$bad"
@@ -532,6 +546,37 @@ t_affinity_format() {
 
 # Lines of stderr that are not empty.
 nonempty_lines() { grep -c -v '^[[:space:]]*$' "$1"; }
+
+# case_bounded MAX_BYTES PATTERN [VAR=VALUE...] PROGRAM [ARG...]: the program must exit 0 with
+# at most MAX_BYTES on stderr, of which one line is a libomp-lite warning matching PATTERN. It
+# runs with soft limits of 1 GiB of address space and 1 MiB a file, so that a runtime that does
+# not bound its text fails at once (out of memory, SIGXFSZ) instead of filling the machine's
+# memory and disk.
+case_bounded() {
+    local max=$1 pattern=$2 vmem fsize
+    shift 2
+    vmem=$(ulimit -S -v)
+    fsize=$(ulimit -S -f)
+    ulimit -S -v $((1024 * 1024))
+    ulimit -S -f 1024
+    case_run "$@"
+    ulimit -S -f "$fsize"
+    ulimit -S -v "$vmem"
+    local size warnings
+    size=$(wc -c < "$CASE_ERR")
+    warnings=$(grep -c '^libomp-lite: warning' "$CASE_ERR")
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ "$size" -gt "$max" ]; then
+        head -c 4096 "$CASE_ERR" > "$CASE_ERR.head" && mv "$CASE_ERR.head" "$CASE_ERR"
+        case_fail "$size bytes on stderr, more than $max (the first 4096 below)"
+    elif [ "$warnings" -ne 1 ] ||
+         ! grep '^libomp-lite: warning' "$CASE_ERR" | grep -q -- "$pattern"; then
+        case_fail "not one warning on stderr, matching '$pattern' ($warnings warnings)"
+    else
+        case_pass
+    fi
+}
 
 # The OMP_DISPLAY_ENV blocks on stderr, each as one line with its lines joined by '|'.
 display_blocks() {
