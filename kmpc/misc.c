@@ -98,7 +98,8 @@ KMPC_EXPORT int __kmpc_get_target_offload(void)
 /* OMPT, the tool interface, is not implemented: a tool named by OMP_TOOL_LIBRARIES gets one
    warning at load and is not loaded. (A tool linked into the program, which defines
    ompt_start_tool, cannot be told from LLVM's libomp, which defines one too and is loaded beside
-   libomp-lite under LD_PRELOAD: it is not warned about.) */
+   libomp-lite under LD_PRELOAD: it is not warned about.) Loading tools would have to ignore
+   the variable in a setuid or setgid program, as env.c's file_allowed does for file names. */
 __attribute__((constructor)) static void warn_about_tools(void)
 {
   const char *tool = getenv("OMP_TOOL");

@@ -390,12 +390,43 @@ bool lite_parse_display_env(const char *s, int *out)
 struct env_reader {
   struct lite_env *env;
   lite_getenv_fn get;
+  bool secure;             /* setuid or setgid: no file the environment names (file_allowed) */
+  const char *ignored[4];  /* the variables ignored for that, for the one warning */
+  unsigned nignored;
 };
 
 static void warn_invalid(const char *name, const char *value, const char *what,
                          const char *fallback)
 {
   lite_warn("%s='%s' is not %s; using the default (%s)", name, value, what, fallback);
+}
+
+/* Whether variable name's value, a file name, may be used. Not in a setuid or setgid program:
+   its environment is its caller's, who would have it write with privileges the caller lacks
+   (issue 37: a setuid-root program overwrote a root-only file that an ordinary user named in
+   OMPLITE_PROFILE). The variable is then ignored, and warn_ignored says so once for all of them.
+   glibc does the same with LD_DEBUG_OUTPUT while LD_DEBUG, on stderr, stays: OMPLITE_PROFILE=1
+   stays too. A variable that will name a library to load (OMP_TOOL_LIBRARIES, once tools are
+   loaded) belongs here as well. */
+static bool file_allowed(struct env_reader *r, const char *name)
+{
+  if (!r->secure)
+    return true;
+  if (r->nignored < sizeof r->ignored / sizeof *r->ignored)
+    r->ignored[r->nignored++] = name;
+  return false;
+}
+
+static void warn_ignored(const struct env_reader *r)
+{
+  if (r->nignored == 0)
+    return;
+  char names[128];
+  size_t at = 0;
+  names[0] = 0;
+  for (unsigned i = 0; i < r->nignored && at < sizeof names; i++)
+    at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", r->ignored[i]);
+  lite_warn("%s ignored: a setuid or setgid program writes no file its environment names", names);
 }
 
 /* A boolean variable: returns true if it was set (and valid). */
@@ -484,7 +515,8 @@ static bool read_int(struct env_reader *r, const char *name, unsigned long long 
 
 /* OMPLITE_PROFILE: 1 or true (the table on stderr at exit), 0 or false (off), or a file name.
    OMPLITE_TRACE: a file name for the timeline, or 0 / false. OMPLITE_TRACE_EVENTS: the trace's
-   events per thread. An empty value is a mistake, not a file name: one warning, off. */
+   events per thread. An empty value is a mistake, not a file name: one warning, off. A file
+   name in a setuid or setgid program: off (file_allowed). */
 static void read_profile(struct env_reader *r)
 {
   struct lite_env *env = r->env;
@@ -500,14 +532,15 @@ static void read_profile(struct env_reader *r)
     else if (strcmp(v, "1") == 0 || (lite_parse_bool(v, &b) && b))
       env->profile |= LITE_PROF_TABLE;
     else if (strcmp(v, "0") != 0 && !lite_parse_bool(v, &b) &&
-             (lite_prof_path = strdup(v)) != NULL)
+             file_allowed(r, "OMPLITE_PROFILE") && (lite_prof_path = strdup(v)) != NULL)
       env->profile |= LITE_PROF_TABLE;
   }
   v = r->get("OMPLITE_TRACE");
   if (v != NULL) {
     if (*v == 0 || strcmp(v, "1") == 0 || (lite_parse_bool(v, &b) && b))
       warn_invalid("OMPLITE_TRACE", v, "a file name (such as trace.json) or 0", "off");
-    else if (strcmp(v, "0") != 0 && !lite_parse_bool(v, &b) && (lite_trace_path = strdup(v)))
+    else if (strcmp(v, "0") != 0 && !lite_parse_bool(v, &b) && file_allowed(r, "OMPLITE_TRACE") &&
+             (lite_trace_path = strdup(v)) != NULL)
       env->profile |= LITE_PROF_TRACE;
   }
   unsigned long long n = LITE_TRACE_EVENTS_DEFAULT;
@@ -746,9 +779,9 @@ static void set_defaults(struct lite_env *env, unsigned ncpus)
   env->affinity_format = default_affinity_format;
 }
 
-void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
+void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus, bool secure)
 {
-  struct env_reader r = { env, get };
+  struct env_reader r = { env, get, secure, {NULL}, 0 };
   set_defaults(env, ncpus);
 
   unsigned nthreads_len = read_num_threads(&r);
@@ -794,6 +827,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus)
   read_target_offload(&r);
   read_allocator(&r);
   read_display_env(&r);
+  warn_ignored(&r);
 }
 
 void lite_env_free(struct lite_env *env)
@@ -817,7 +851,8 @@ void lite_env_init(void)
      us may have pinned the initial thread since: affinity/bind.c), capped by the cgroup quota. */
   unsigned ncpus = lite_bind_process_init();
   unsigned quota = lite_os_cgroup_cpu_quota("/sys/fs/cgroup");
-  lite_env_parse(&lite_env, process_getenv, quota > 0 && quota < ncpus ? quota : ncpus);
+  lite_env_parse(&lite_env, process_getenv, quota > 0 && quota < ncpus ? quota : ncpus,
+                 lite_os_secure());
   if (lite_env.display_env != 0)
     lite_env_display(lite_env.display_env == 2);
 }

@@ -35,8 +35,9 @@ bool lite_parse_wait_policy(const char *s, enum lite_wait_policy *out);
 bool lite_parse_display_env(const char *s, int *out);
 
 /* Fills *env from the variables get returns, defaults included; ncpus is the CPU count the
-   default team size follows. Warns about each malformed value. */
-void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus);
+   default team size follows. Warns about each malformed value. secure: the process runs setuid
+   or setgid (lite_os_secure): the variables that name a file are ignored, with one warning. */
+void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus, bool secure);
 /* Frees what lite_env_parse allocated. */
 void lite_env_free(struct lite_env *env);
 /* The OMP_DISPLAY_ENV block for *env, written to out. */

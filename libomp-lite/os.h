@@ -99,6 +99,11 @@ int lite_os_runnable_threads_of_process(void);
 /* The kernel's id of the calling thread. */
 int lite_os_gettid(void);
 
+/* Whether the process runs with privileges its user lacks (setuid, setgid, file capabilities:
+   the kernel's AT_SECURE, which also makes glibc ignore LD_PRELOAD and secure_getenv answer
+   NULL): then env.c ignores every variable that names a file. */
+bool lite_os_secure(void);
+
 /* Starts a detached-or-joinable thread with the given stack size (0: the system default).
    Returns 0 or the pthread_create error number. */
 int lite_os_thread_start(pthread_t *thread, size_t stacksize, void *(*fn)(void *), void *arg);

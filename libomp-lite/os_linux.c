@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,6 +32,8 @@ void lite_futex_wake(_Atomic uint32_t *word, int n)
 void lite_os_yield(void) { sched_yield(); }
 
 int lite_os_gettid(void) { return (int)syscall(SYS_gettid); }
+
+bool lite_os_secure(void) { return getauxval(AT_SECURE) != 0; }
 
 int lite_os_cpu(void) { return sched_getcpu(); }
 

@@ -5,6 +5,7 @@ libomp_lite_internal_la_SOURCES += \
 	profile/site_table.c \
 	profile/hooks.c \
 	profile/report.c \
+	profile/output.c \
 	profile/trace.c
 # file:line for a table's sites, through binutils (installed beside the library's users' tools).
 dist_bin_SCRIPTS = tools/omplite-profile-lines

@@ -14,6 +14,8 @@
 
 #include "internal.h"
 
+#include <stdio.h>
+
 /* lite_env.profile's bits. */
 #define LITE_PROF_TABLE 1u
 #define LITE_PROF_TRACE 2u
@@ -256,8 +258,23 @@ void lite_trace_write(void);
 void lite_prof_fork_child(void);
 void lite_prof_after_fork(void);  /* site_table.c's part */
 void lite_trace_after_fork(void); /* trace.c's part */
-/* A file name with ".PID" appended in a forked child (buf holds len bytes). */
+/* The file path names: "%p" replaced by the pid, ".PID" appended in a forked child, into buf
+   (len bytes). NULL if that does not fit: cut, the name could be another file's. */
 const char *lite_prof_file_name(const char *path, char *buf, size_t len);
+
+/* An output file (output.c says what is refused, and why). */
+struct lite_prof_file {
+  FILE *f;
+  const char *var;  /* "OMPLITE_PROFILE" or "OMPLITE_TRACE", for the warnings */
+  char name[4096];  /* the path as expanded: PATH_MAX, its NUL included */
+};
+/* Opens the file path names (lite_prof_file_name) for var's output, from its start. Returns
+   false after one warning naming var, the file and why, ending with otherwise (what happens
+   instead: "; the profile goes to stderr"). */
+bool lite_prof_file_open(struct lite_prof_file *file, const char *var, const char *path,
+                         const char *otherwise);
+/* Closes it; one warning if any write or the close failed (then returns false). */
+bool lite_prof_file_close(struct lite_prof_file *file);
 
 /* The name of an address: "function+0xoff (object)" (dladdr), into buf. */
 void lite_prof_name(const void *addr, char *buf, size_t len);

@@ -21,24 +21,28 @@ const char *lite_trace_path;
 static bool in_child; /* a fork() child: the files get a .PID suffix */
 
 /* The file to write: "%p" in the name becomes the pid (for programs that start other programs
-   with the same environment), and a fork() child appends ".PID". */
+   with the same environment), and a fork() child appends ".PID". A name that does not fit is
+   refused, not cut: the cut name may be another file's (issue 37). */
 const char *lite_prof_file_name(const char *path, char *buf, size_t len)
 {
   size_t at = 0;
   int pid = (int)getpid();
-  for (const char *c = path; *c != 0 && at + 1 < len; c++) {
+  for (const char *c = path; *c != 0; c++) {
+    if (at + 1 >= len)
+      return NULL;
     if (c[0] == '%' && c[1] == 'p') {
-      at += (size_t)snprintf(buf + at, len - at, "%d", pid);
+      size_t n = (size_t)snprintf(buf + at, len - at, "%d", pid);
+      if (n >= len - at)
+        return NULL;
+      at += n;
       c++;
     } else {
       buf[at++] = *c;
     }
-    if (at >= len)
-      at = len - 1;
   }
   buf[at] = 0;
-  if (in_child && at < len)
-    snprintf(buf + at, len - at, ".%d", pid);
+  if (in_child && (size_t)snprintf(buf + at, len - at, ".%d", pid) >= len - at)
+    return NULL;
   return buf;
 }
 
@@ -269,23 +273,19 @@ void lite_prof_report(void)
   if (list.n == 0)
     return;
   qsort(list.rows, list.n, sizeof *list.rows, by_total);
-  FILE *f = stderr;
-  char path[4096];
-  if (lite_prof_path != NULL) {
-    const char *name = lite_prof_file_name(lite_prof_path, path, sizeof path);
-    f = fopen(name, "w");
-    if (f == NULL) {
-      lite_warn("OMPLITE_PROFILE: cannot write '%s'; the profile goes to stderr", name);
-      f = stderr;
-    }
-  }
+  /* A file that cannot be used (output.c) leaves the table on stderr, with the warning. */
+  struct lite_prof_file file;
+  bool to_file = lite_prof_path != NULL &&
+                 lite_prof_file_open(&file, "OMPLITE_PROFILE", lite_prof_path,
+                                     "; the profile goes to stderr");
+  FILE *f = to_file ? file.f : stderr;
   print_header(f, list.n);
   for (unsigned i = 0; i < list.n; i++)
     print_row(f, list.rows[i]);
   fprintf(f, "(wait%%: the members' wait at the construct's barrier or join, as a share of their "
              "time in it; for tasks, the share run by another thread. Times are wall clock.)\n");
-  if (f != stderr)
-    fclose(f);
+  if (to_file)
+    lite_prof_file_close(&file);
   else
     fflush(f);
   free(list.rows);

@@ -241,18 +241,15 @@ void lite_trace_write(void)
      same environment) writes nothing. */
   if (atomic_load(&buffers) == NULL)
     return;
-  char path[4096];
-  const char *name = lite_prof_file_name(lite_trace_path, path, sizeof path);
-  FILE *f = fopen(name, "w");
-  if (f == NULL) {
-    lite_warn("OMPLITE_TRACE: cannot write '%s'", name);
-    return;
-  }
   struct name_entry *cache = calloc(NAME_CACHE, sizeof *cache);
-  if (cache == NULL) {
-    fclose(f);
+  if (cache == NULL)
+    return;
+  struct lite_prof_file file;
+  if (!lite_prof_file_open(&file, "OMPLITE_TRACE", lite_trace_path, "; no trace written")) {
+    free(cache);
     return;
   }
+  FILE *f = file.f;
   int pid = (int)getpid();
   uint64_t end = lite_now_ns(), t0 = end, dropped = 0;
   unsigned threads = 0;
@@ -278,6 +275,5 @@ void lite_trace_write(void)
     write_buf(f, b, pid, t0, end, cache);
   fputs("\n]}\n", f);
   free(cache);
-  if (fclose(f) != 0)
-    lite_warn("OMPLITE_TRACE: error writing '%s'", name);
+  lite_prof_file_close(&file);
 }

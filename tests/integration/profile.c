@@ -10,6 +10,8 @@
           profile fork           CHILD_REGIONS regions in a fork()ed child (its own files), after
                                  REGIONS in the parent; prints "child PID"
           profile roots R        R pthreads, each ROOT_REGIONS regions at site_roots
+          profile setuid         ROOT_REGIONS regions at site_roots; prints "secure N", the
+                                 kernel's AT_SECURE (1: the setuid bit took effect)
    The counts are fixed below; profile_check.py knows them. Each site is a function of its own,
    exported (the test is linked with -rdynamic) so that the table names it. */
 #include "lite_check.h"
@@ -17,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -238,6 +241,16 @@ static void roots(int nroots)
     }
 }
 
+/* Run with the setuid bit (run-routes.sh t_profile_files): the profile must ignore the files
+   the environment names. */
+static void setuid_run(void)
+{
+    int count = 0;
+    site_roots(&count);
+    LITE_EXPECT(count == 2 * ROOT_REGIONS, "%d member runs", count);
+    printf("secure %lu\n", getauxval(AT_SECURE));
+}
+
 int main(int argc, char **argv)
 {
     lite_check_runtime("profile", (const void *)omp_get_max_threads);
@@ -248,6 +261,8 @@ int main(int argc, char **argv)
         forked();
     else if (strcmp(mode, "roots") == 0)
         roots(argc > 2 ? atoi(argv[2]) : 3);
+    else if (strcmp(mode, "setuid") == 0)
+        setuid_run();
     else
         lite_fail("unknown mode %s", mode);
     return 0;

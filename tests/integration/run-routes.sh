@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile"
+ALL_TESTS="$ALL_TESTS heap_churn profile profile_files"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -56,7 +56,10 @@ LITE_TEST_NPROCS=$(nproc)
 export LITE_TEST_NPROCS
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lite-routes.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+# A second folder, for the cases where another user must reach files (t_profile_files): $tmp is
+# the caller's alone.
+open_tmp=
+trap 'rm -rf "$tmp" ${open_tmp:+"$open_tmp"}' EXIT
 
 cases_run=0
 cases_failed=0
@@ -921,6 +924,154 @@ t_profile() {
     else
         case_pass
     fi
+}
+
+# ---- issue 37: the profile's files ----
+
+# profile_refuses PATTERN FILE [VAR=VALUE...] PROGRAM [ARG...]: the run must exit 0, leave FILE
+# holding "precious" as before (FILE -: not checked), warn once, in a line matching PATTERN, and
+# write the table, refused its file, on stderr.
+profile_refuses() {
+    local pattern=$1 file=$2
+    shift 2
+    case_run "$@"
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ "$file" != - ] && [ "$(cat "$file" 2> /dev/null)" != precious ]; then
+        case_fail "$file was written into"
+    elif [ "$(grep -c '^libomp-lite: warning: ' "$CASE_ERR")" -ne 1 ] ||
+         ! grep -q -- "$pattern" "$CASE_ERR"; then
+        case_fail "not one warning, matching '$pattern'"
+    elif ! grep -q '^libomp-lite profile: ' "$CASE_ERR"; then
+        case_fail "no table on stderr"
+    else
+        case_pass
+    fi
+}
+
+# How the cases below run a command as another user (root only).
+as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody 2> /dev/null)" --clear-groups)
+
+# The files OMPLITE_PROFILE and OMPLITE_TRACE name, as a program running as root in /tmp must
+# treat them (profile/output.c): no symbolic link followed, another user's file (or a second name
+# of one's own) not written into, a new file not writable by others, a name too long refused
+# rather than cut, write errors told; and in a setuid program no file named at all (env.c). On
+# the rpath route only: a setuid program ignores LD_PRELOAD and LD_LIBRARY_PATH, and the other
+# cases do not depend on how the library is found.
+t_profile_files() {
+    if [ "$route" != rpath ]; then
+        case_skip "profile_files: on the rpath route only (a setuid program's route)"
+        return
+    fi
+    local p=$tmp/profile_files root=0
+    mkdir -p "$p"
+    # Each case that names $p/target writes it afresh first: a case that wrote into it must not
+    # fail the next.
+    [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 && root=1
+    # Item 1. A symbolic link, planted by another user in a sticky folder everyone may write to
+    # (where the kernel's fs.protected_symlinks, when on, refuses to follow it for root anyway),
+    # and one of the caller's own in its own folder: neither is followed.
+    if [ "$root" = 1 ]; then
+        open_tmp=$(mktemp -d "${TMPDIR:-/tmp}/lite-open.XXXXXX") && chmod 1777 "$open_tmp"
+        "${as_nobody[@]}" ln -s "$p/target" "$open_tmp/prof.txt"
+        echo precious > "$p/target"
+        profile_refuses "symbolic link" "$p/target" OMPLITE_PROFILE="$open_tmp/prof.txt" \
+            profile roots 1
+        "${as_nobody[@]}" sh -c "echo precious > '$open_tmp/theirs'"
+        profile_refuses "'$open_tmp/theirs'" "$open_tmp/theirs" OMPLITE_PROFILE="$open_tmp/theirs" \
+            profile roots 1
+        # Out of /tmp (where fs.protected_regular may refuse the open already): a file that
+        # belongs to another user is not written into.
+        echo precious > "$p/theirs" && chown nobody "$p/theirs"
+        profile_refuses "belongs to another user" "$p/theirs" OMPLITE_PROFILE="$p/theirs" \
+            profile roots 1
+    else
+        case_skip "profile_files: another user's link and file need root (and setpriv, nobody)"
+    fi
+    ln -s "$p/target" "$p/link"
+    echo precious > "$p/target"
+    profile_refuses "symbolic link" "$p/target" OMPLITE_PROFILE="$p/link" profile roots 1
+    # A second name of a file: a hard link planted in /tmp has the owner of the file it names.
+    ln "$p/target" "$p/hard"
+    echo precious > "$p/target"
+    profile_refuses "hard links" "$p/target" OMPLITE_PROFILE="$p/hard" profile roots 1
+    # A FIFO: refused, not waited on for a reader until the timeout.
+    mkfifo "$p/fifo"
+    profile_refuses "not a regular file" - OMPLITE_PROFILE="$p/fifo" profile roots 1
+    # A new file: 0644 under a umask of 0, not stdio's 0666.
+    local saved_umask
+    saved_umask=$(umask)
+    umask 000
+    case_run OMPLITE_PROFILE="$p/new" profile roots 1
+    umask "$saved_umask"
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ "$(stat -c %a "$p/new")" != 644 ]; then
+        case_fail "the new file's mode is $(stat -c %a "$p/new"), not 644"
+    elif ! grep -q '^libomp-lite profile: ' "$p/new"; then
+        case_fail "no table in $p/new"
+    else
+        case_pass
+    fi
+    # Item 3. A name of 4,107 bytes whose first 4,095 name an existing file: it was cut to those
+    # and the file overwritten; refused now.
+    local d=$p/long f
+    while [ $((4095 - ${#d} - 201 - 1)) -ge 20 ]; do d=$d/$(printf 'd%.0s' {1..200}); done
+    f=$d/$(printf 'f%.0s' $(seq $((4095 - ${#d} - 1))))
+    mkdir -p "$d" && echo precious > "$f"
+    profile_refuses "name is too long" "$f" OMPLITE_PROFILE="${f}xxxxxxxxxxxx" profile roots 1
+    rm -rf "$p/long"
+    # Item 4. Write errors: a full device, and a file size limit (SIGXFSZ ignored, as under
+    # python; with it, the kernel ends the program, which is not silent either).
+    case_warns_n 2 "OMPLITE_PROFILE: error writing '/dev/full': No space left" \
+        OMPLITE_PROFILE=/dev/full OMPLITE_TRACE=/dev/full profile roots 1
+    if command -v prlimit > /dev/null; then
+        trap '' XFSZ
+        CASE_OUTER="prlimit --fsize=512"
+        case_warns "OMPLITE_PROFILE: error writing '$p/cut': File too large" \
+            OMPLITE_PROFILE="$p/cut" profile roots 1
+        CASE_OUTER=
+        trap - XFSZ
+    else
+        case_skip "profile_files: a file size limit needs prlimit"
+    fi
+    # Item 2. A setuid-root program run by another user: the files it names are ignored, with
+    # one warning (before, it overwrote the root-only file named). A copy of the program, where
+    # nobody reaches it; skipped where the setuid bit has no effect (a nosuid mount).
+    if [ "$root" = 1 ]; then
+        local prog=$builddir/tests/integration/rpath/profile suid=$open_tmp/suid/profile out
+        mkdir -m 755 "$open_tmp/suid" && cp "$prog" "$suid" && chmod 4755 "$suid"
+        if ! "${as_nobody[@]}" test -r "$lib" -a -x "$suid"; then
+            case_skip "profile_files: setuid: the user nobody cannot read the build"
+        elif out=$("${as_nobody[@]}" env LITE_CHECK=only "$suid" setuid 2> /dev/null) &&
+             [ "$out" = "secure 0" ]; then
+            case_skip "profile_files: setuid: the bit has no effect in $open_tmp (nosuid?)"
+        else
+            echo precious > "$p/target"
+            cases_run=$((cases_run + 1))
+            CASE_DESC="OMPLITE_PROFILE=$p/target OMPLITE_TRACE=$p/trace.json profile setuid"
+            CASE_DESC="$CASE_DESC (setuid root, run by nobody)"
+            timeout -k 5 "$timeout_s" "${as_nobody[@]}" env LITE_CHECK=only \
+                OMPLITE_PROFILE="$p/target" OMPLITE_TRACE="$p/trace.json" "$suid" setuid \
+                > "$CASE_OUT" 2> "$CASE_ERR" < /dev/null
+            CASE_RC=$?
+            if [ "$CASE_RC" -ne 0 ]; then
+                case_fail "$(rc_words "$CASE_RC")"
+            elif [ "$(cat "$p/target")" != precious ] || [ -e "$p/trace.json" ]; then
+                case_fail "the root-only files named were written"
+            elif [ "$(grep -c -v '^[[:space:]]*$' "$CASE_ERR")" -ne 1 ] ||
+                 ! grep -q "OMPLITE_PROFILE, OMPLITE_TRACE ignored: a setuid" "$CASE_ERR"; then
+                case_fail "not one warning that both variables are ignored"
+            else
+                case_pass
+            fi
+        fi
+    else
+        case_skip "profile_files: a setuid program needs root (and setpriv, nobody)"
+    fi
+    rm -rf "$p"
+    [ -n "$open_tmp" ] && rm -rf "$open_tmp"
+    open_tmp=
 }
 
 # ---- main ----

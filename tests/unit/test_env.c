@@ -21,6 +21,8 @@ static const char *fake_names[FAKE_MAX];
 static const char *fake_values[FAKE_MAX];
 static int fake_count;
 
+static bool fake_secure; /* parse_env's lite_env_parse runs as in a setuid program */
+
 static const char *fake_getenv(const char *name)
 {
   for (int i = 0; i < fake_count; i++)
@@ -85,7 +87,7 @@ static char *parse_env(struct lite_env *env, unsigned ncpus, ...)
   va_end(ap);
   struct capture c;
   capture_begin(&c);
-  lite_env_parse(env, fake_getenv, ncpus);
+  lite_env_parse(env, fake_getenv, ncpus, fake_secure);
   return capture_end(&c);
 }
 
@@ -494,6 +496,33 @@ START_TEST(test_env_profile)
   profile_with("OMPLITE_TRACE_EVENTS", "8", 1);
   ck_assert_uint_eq(lite_trace_events, LITE_TRACE_EVENTS_DEFAULT);
   profile_with(NULL, NULL, 0); /* frees the paths */
+}
+END_TEST
+
+/* Issue 37: in a setuid or setgid program the variables that name a file are ignored, with one
+   warning for all of them; the table on stderr stays (it names no file). */
+START_TEST(test_env_profile_secure)
+{
+  struct lite_env env;
+  fake_secure = true;
+  char *out = parse_env(&env, 2, "OMPLITE_PROFILE", "/root/prof.txt", "OMPLITE_TRACE",
+                        "/root/trace.json", NULL);
+  fake_secure = false;
+  ck_assert_uint_eq(env.profile, 0);
+  ck_assert_ptr_null(lite_prof_path);
+  ck_assert_ptr_null(lite_trace_path);
+  ck_assert_msg(count_lines(out) == 1, "not one warning: %s", out);
+  ck_assert_msg(strstr(out, "OMPLITE_PROFILE, OMPLITE_TRACE ignored: a setuid") != NULL,
+                "the warning names both: %s", out);
+  free(out);
+  lite_env_free(&env);
+  fake_secure = true;
+  ck_assert_uint_eq(profile_with("OMPLITE_TRACE", "t.json", 1), 0);
+  ck_assert_uint_eq(profile_with("OMPLITE_PROFILE", "1", 0), LITE_PROF_TABLE);
+  ck_assert_uint_eq(profile_with("OMPLITE_TRACE", "0", 0), 0);
+  fake_secure = false;
+  /* The unit test itself is no setuid program. */
+  ck_assert(!lite_os_secure());
 }
 END_TEST
 
@@ -1106,6 +1135,7 @@ static Suite *env_suite(void)
   tcase_add_test(env, test_env_switches);
   tcase_add_test(env, test_env_heap_keep);
   tcase_add_test(env, test_env_profile);
+  tcase_add_test(env, test_env_profile_secure);
   tcase_add_test(env, test_env_nthreads_clamped);
   tcase_add_test(env, test_env_active_levels_rule);
   tcase_add_test(env, test_env_wait_policy);

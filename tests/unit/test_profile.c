@@ -1,10 +1,12 @@
 /* Unit tests for profile/: the rows (one per site and kind, the overflow row of a full table),
-   the report's file names, and the trace buffer's rule that what it keeps always nests (a begin
-   that does not fit is dropped with its end), written to a file and read back. */
+   the report's file names, what output.c refuses to write into and how it reports a write error,
+   and the trace buffer's rule that what it keeps always nests (a begin that does not fit is
+   dropped with its end), written to a file and read back. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile/profile.h"
@@ -35,9 +37,199 @@ START_TEST(test_file_names)
   snprintf(want, sizeof want, "p.%d.txt", (int)getpid());
   ck_assert_str_eq(lite_prof_file_name("p.%p.txt", buf, sizeof buf), want);
   ck_assert_str_eq(lite_prof_file_name("100%", buf, sizeof buf), "100%");
-  /* Too long for the buffer: cut, never overrun. */
+  /* Too long for the buffer: refused, never cut (issue 37: the cut name was another file's) nor
+     overrun. */
   char small[8];
-  ck_assert_uint_eq(strlen(lite_prof_file_name("abcdefghijkl", small, sizeof small)), 7);
+  ck_assert_str_eq(lite_prof_file_name("abcdefg", small, sizeof small), "abcdefg");
+  ck_assert_ptr_null(lite_prof_file_name("abcdefgh", small, sizeof small));
+  ck_assert_ptr_null(lite_prof_file_name("abcdefghijkl", small, sizeof small));
+  char pid[16];
+  int n = snprintf(pid, sizeof pid, "%d", (int)getpid());
+  char tight[16];
+  snprintf(want, sizeof want, "x%s", pid);
+  ck_assert_str_eq(lite_prof_file_name("x%p", tight, (size_t)n + 2), want);
+  ck_assert_ptr_null(lite_prof_file_name("x%p", tight, (size_t)n + 1));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the output files (output.c) */
+
+/* stderr into a temporary file, for the warnings. */
+struct capture {
+  int saved_fd;
+  FILE *file;
+};
+
+static void capture_begin(struct capture *c)
+{
+  fflush(stderr);
+  c->file = tmpfile();
+  ck_assert_ptr_nonnull(c->file);
+  c->saved_fd = dup(STDERR_FILENO);
+  dup2(fileno(c->file), STDERR_FILENO);
+}
+
+/* What was written to stderr since capture_begin (malloc'd); echoed, for the test's log. */
+static char *capture_end(struct capture *c)
+{
+  fflush(stderr);
+  dup2(c->saved_fd, STDERR_FILENO);
+  close(c->saved_fd);
+  long size = ftell(c->file);
+  ck_assert_int_ge(size, 0);
+  char *text = calloc(1, (size_t)size + 1);
+  rewind(c->file);
+  size_t got = fread(text, 1, (size_t)size, c->file);
+  text[got] = 0;
+  fclose(c->file);
+  fputs(text, stderr);
+  return text;
+}
+
+static unsigned lines_of(const char *text)
+{
+  unsigned n = 0;
+  for (; *text != 0; text++)
+    n += *text == '\n';
+  return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The file's text (up to 255 bytes), into a static buffer; "" if it cannot be read. */
+static const char *text_of(const char *path)
+{
+  static char text[256];
+  text[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (f != NULL) {
+    text[fread(text, 1, sizeof text - 1, f)] = 0;
+    fclose(f);
+  }
+  return text;
+}
+
+/* lite_prof_file_open(path) must refuse, with one warning that names the file and says why. */
+static void assert_refused(const char *path, const char *why)
+{
+  struct lite_prof_file file;
+  struct capture c;
+  capture_begin(&c);
+  bool opened = lite_prof_file_open(&file, "OMPLITE_PROFILE", path, "; elsewhere");
+  if (opened)
+    lite_prof_file_close(&file);
+  char *out = capture_end(&c);
+  ck_assert_msg(!opened, "%s was opened", path);
+  ck_assert_msg(lines_of(out) == 1, "%s: not one warning: %s", path, out);
+  ck_assert_msg(strstr(out, "OMPLITE_PROFILE: not writing '") != NULL && strstr(out, path) &&
+                    strstr(out, why) != NULL && strstr(out, "; elsewhere\n") != NULL,
+                "%s: the warning does not say '%s': %s", path, why, out);
+  free(out);
+}
+
+/* Writes text into path through lite_prof_file_open; returns what close said, and the warnings
+   in *out (malloc'd). */
+static bool write_through(const char *path, const char *text, char **out)
+{
+  struct lite_prof_file file;
+  struct capture c;
+  capture_begin(&c);
+  bool ok = lite_prof_file_open(&file, "OMPLITE_TRACE", path, "");
+  if (ok) {
+    fputs(text, file.f);
+    ok = lite_prof_file_close(&file);
+  }
+  *out = capture_end(&c);
+  return ok;
+}
+
+/* Issue 37, items 1 and 4: links are never followed, another user's file or a FIFO is refused
+   and left as it was, a new file is 0644 whatever the umask, write errors are told. */
+START_TEST(test_output_files)
+{
+  char dir[] = "/tmp/test_profile.XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char target[256], path[256];
+  snprintf(target, sizeof target, "%s/target", dir);
+  write_text(target, "precious\n");
+
+  /* A symbolic link, even one the caller made in its own directory, to its own file. */
+  snprintf(path, sizeof path, "%s/link", dir);
+  ck_assert_int_eq(symlink(target, path), 0);
+  assert_refused(path, "symbolic link");
+  ck_assert_str_eq(text_of(target), "precious\n");
+  unlink(path);
+  /* A dangling one: nothing is made at its target. */
+  char absent[256];
+  snprintf(absent, sizeof absent, "%s/absent", dir);
+  ck_assert_int_eq(symlink(absent, path), 0);
+  assert_refused(path, "symbolic link");
+  ck_assert_int_ne(access(absent, F_OK), 0);
+  unlink(path);
+  /* A second name of a file (a hard link planted in /tmp has the owner of the file it names). */
+  ck_assert_int_eq(link(target, path), 0);
+  assert_refused(path, "hard links");
+  ck_assert_str_eq(text_of(target), "precious\n");
+  unlink(path);
+  /* A FIFO: refused at once, not waited on for a reader. */
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  assert_refused(path, "not a regular file");
+  unlink(path);
+  /* Another user's file (as root, who could write into it). */
+  if (geteuid() == 0) {
+    write_text(path, "theirs\n");
+    ck_assert_int_eq(chown(path, 65534, 65534), 0);
+    assert_refused(path, "belongs to another user");
+    ck_assert_str_eq(text_of(path), "theirs\n");
+    unlink(path);
+  }
+  /* A name too long once %p is expanded. */
+  char long_name[4200];
+  memset(long_name, 'a', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = 0;
+  struct lite_prof_file file;
+  struct capture c;
+  capture_begin(&c);
+  ck_assert(!lite_prof_file_open(&file, "OMPLITE_PROFILE", long_name, "; elsewhere"));
+  char *out = capture_end(&c);
+  ck_assert_msg(lines_of(out) == 1 && strstr(out, "name is too long") != NULL, "%s", out);
+  free(out);
+
+  /* A new file: 0644 under umask 0, not stdio's 0666. */
+  snprintf(path, sizeof path, "%s/new", dir);
+  mode_t saved = umask(0);
+  ck_assert(write_through(path, "table\n", &out));
+  umask(saved);
+  ck_assert_uint_eq(lines_of(out), 0);
+  free(out);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_uint_eq(st.st_mode & 07777, 0644);
+  ck_assert_str_eq(text_of(path), "table\n");
+  /* The caller's own file: emptied, then written. */
+  write_text(path, "a much longer old text\n");
+  ck_assert(write_through(path, "new\n", &out));
+  free(out);
+  ck_assert_str_eq(text_of(path), "new\n");
+  unlink(path);
+  /* A character device is written as it is; a write error is told, once. */
+  ck_assert(write_through("/dev/null", "table\n", &out));
+  ck_assert_uint_eq(lines_of(out), 0);
+  free(out);
+  if (access("/dev/full", W_OK) == 0) {
+    ck_assert(!write_through("/dev/full", "table\n", &out));
+    ck_assert_msg(lines_of(out) == 1 && strstr(out, "OMPLITE_TRACE: error writing '/dev/full'"),
+                  "%s", out);
+    free(out);
+  }
+  unlink(target);
+  ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -109,6 +301,7 @@ int main(void)
   TCase *tc = tcase_create("profile");
   tcase_add_test(tc, test_rows);
   tcase_add_test(tc, test_file_names);
+  tcase_add_test(tc, test_output_files);
   tcase_add_test(tc, test_trace_full_buffer);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
