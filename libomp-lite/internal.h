@@ -901,6 +901,16 @@ int lite_threads_awake(void);
 void lite_wake_sent(int n);
 void lite_wake_arrived(void);
 
+/* The kernel's counts that the load watch reads (os.h's readers by default), reached through
+   pointers so that a unit test can give it the counts it wants: read from the machine, they
+   held every other process's threads, and a test beside 1,000 busy threads took that load for
+   its own case's. Only tests change them, before any thread of theirs waits. */
+struct lite_load_counts {
+  int (*runnable_tasks)(void);
+  int (*runnable_threads_of_process)(void);
+};
+extern struct lite_load_counts lite_load_counts;
+
 /* ---------------------------------------------------------------- init.c */
 
 /* Reads the environment and installs the fork and exit handlers, once. */

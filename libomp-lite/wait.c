@@ -100,11 +100,17 @@ static _Atomic int load_high_checks;
    the CPUs many times over, and parking early is right for it anyway. */
 #define SCAN_MAX_THREADS 64
 
+/* An indirect call per count costs nothing beside the file reads behind it (some µs). */
+struct lite_load_counts lite_load_counts = {
+  .runnable_tasks = lite_os_runnable_tasks,
+  .runnable_threads_of_process = lite_os_runnable_threads_of_process,
+};
+
 /* Foreign tasks now: exact (the threads of this process counted one by one) once the estimate
    reaches exact_from, for a process of at most SCAN_MAX_THREADS threads of ours. */
 static int foreign_tasks(int exact_from)
 {
-  int runnable = lite_os_runnable_tasks();
+  int runnable = lite_load_counts.runnable_tasks();
   if (runnable < 0)
     return 0;
   int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;
@@ -113,7 +119,7 @@ static int foreign_tasks(int exact_from)
   if (others - awake < exact_from ||
       atomic_load_explicit(&lite_threads_live, memory_order_relaxed) > SCAN_MAX_THREADS)
     return others - awake;
-  int ours = lite_os_runnable_threads_of_process();
+  int ours = lite_load_counts.runnable_threads_of_process();
   return others - (ours >= 0 ? ours : awake);
 }
 
@@ -218,7 +224,7 @@ static _Atomic bool counted_foreign;
 static enum lite_load count(uint64_t now)
 {
   int parked = atomic_load(&lite_threads_parked);
-  int runnable = lite_os_runnable_tasks();
+  int runnable = lite_load_counts.runnable_tasks();
   if (runnable < 0 || atomic_load(&lite_threads_parked) != parked)
     return LITE_LOAD_UNKNOWN;
   int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;

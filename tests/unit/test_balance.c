@@ -219,13 +219,20 @@ END_TEST
 
 /* ---------------------------------------------------------------- lite_foreign_load */
 
-/* Threads the runtime is made to count as its own, live and parked, that do not exist: they
-   put the kernel's count where the answer does not depend on the machine's other processes. */
+/* Threads the runtime is made to count as its own, live and parked, that do not exist. */
 static void pretend(int live, int parked)
 {
   atomic_fetch_add(&lite_threads_live, live);
   atomic_fetch_add(&lite_threads_parked, parked);
 }
+
+/* The kernel's count of runnable tasks as the load watch is given it, instead of the machine's:
+   1,000 busy threads of another process, or make -j's other tests, must not change the answer.
+   (lite_env.ncpus is all the online CPUs here: no task is set aside for CPUs we do not use.) */
+static _Atomic int given_runnable_tasks;
+static int runnable_tasks_given(void) { return atomic_load(&given_runnable_tasks); }
+/* Our runnable threads, counted one by one, which the overload check reads: all awake ones. */
+static int runnable_ours_given(void) { return lite_threads_awake(); }
 
 /* A count taken while threads of ours are parked settles nothing when those threads may or may
    not be in it: the answer is unknown, and a count is asked for, which the thread whose wake-up
@@ -236,32 +243,37 @@ START_TEST(test_foreign_load_counted_when_all_awake)
   (void)lite_self(); /* the one live thread of ours, runnable */
   lite_env.load_watch = true;
   lite_env.ncpus = lite_os_online_cpus();
+  lite_load_counts.runnable_tasks = runnable_tasks_given;
+  lite_load_counts.runnable_threads_of_process = runnable_ours_given;
   _Atomic uint32_t sleepers = 0;
 
-  /* 999 more live, 1000 parked: the floor (runnable - live) is below zero, the ceiling
-     (runnable - live + parked) above, since the kernel counts at least this thread. */
-  pretend(999, 999);
+  /* 4 live, 3 parked, 2 runnable tasks (this thread and one more): the floor (runnable - live)
+     is below zero, the ceiling (runnable - live + parked) above: the other one may be a thread
+     of ours that has just gone to sleep, or a foreign one. */
+  pretend(3, 2);
   lite_park_begin(&sleepers);
+  atomic_store(&given_runnable_tasks, 2);
   ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_UNKNOWN);
   ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_UNKNOWN);
 
-  /* The last one wakes, with 1999 more live than there are: the count it takes says none. */
-  pretend(1000, -999);
+  /* The last one wakes, and all 4 are runnable: the count it takes says none. */
+  pretend(0, -2);
+  atomic_store(&given_runnable_tasks, 4);
   uint64_t before = lite_now_ns();
   lite_park_end(&sleepers);
-  pretend(-1000, 1000); /* 999 more live, 1000 parked again */
+  pretend(0, 3); /* 3 parked again */
   uint64_t now = lite_now_ns();
   enum lite_load load = lite_foreign_load(now); /* unknown again by itself */
   ck_assert_msg(load == LITE_LOAD_NONE || now - before >= 10000000,
                 "the answer of the count taken at the wake-up was not kept: %d", (int)load);
-  pretend(-999, -1000);
+  pretend(0, -3);
 
-  /* 1000 fewer live than there are: foreign, unless the load is not looked for. */
-  pretend(-1000, 0);
+  /* All 4 awake, and 5 runnable tasks: foreign, unless the load is not looked for. */
+  atomic_store(&given_runnable_tasks, 5);
   ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_FOREIGN);
   lite_env.load_watch = false;
   ck_assert_int_eq(lite_foreign_load(lite_now_ns()), LITE_LOAD_NONE);
-  pretend(1000, 0);
+  pretend(-3, 0);
 }
 END_TEST
 

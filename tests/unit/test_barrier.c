@@ -4,7 +4,8 @@
    regions of changing sizes), copyprivate broadcast, the cancellable barrier (a barrier while
    nothing is cancelled; cancel parallel wakes its parked waiters; the pool is sound afterwards),
    and the wait primitives themselves driven by plain pthreads: parked waiters woken by
-   lite_store_and_wake, lite_waiter_poll's budget.
+   lite_store_and_wake, lite_waiter_poll's budget, and its load watch, given the kernel's counts
+   by the test (lite_load_counts), never the machine's.
 
    Team members never call ck_assert: they count what went wrong and the test thread checks.
    Every test runs in its own process (Check's fork mode), so a test may change lite_env's wait
@@ -20,15 +21,10 @@
 
 #include <check.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #define MAXT 64
 
@@ -960,21 +956,35 @@ START_TEST(test_waiter_budget)
 }
 END_TEST
 
-/* A yielding waiter parks at once while other processes keep more tasks runnable than there are
-   CPUs beyond the runtime's threads (here: busy child processes), seen at two load checks in a
-   row (at least LOAD_CHECK_NS, 10 ms, apart), and only then; the state ends when the load does. */
-static pid_t start_busy_child(void)
+/* The load watch reads the kernel's counts through lite_load_counts; by default the readers of
+   os.h, which count the calling thread at least, whatever else the machine runs. */
+START_TEST(test_load_counts_read_the_kernel)
 {
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed test */
-    if (getppid() != parent)
-      _exit(0);
-    for (;;)
-      ;
-  }
-  return pid;
+  ck_assert(lite_load_counts.runnable_tasks == lite_os_runnable_tasks);
+  ck_assert(lite_load_counts.runnable_threads_of_process == lite_os_runnable_threads_of_process);
+  ck_assert_int_ge(lite_os_runnable_tasks(), 1);
+  ck_assert_int_ge(lite_os_runnable_threads_of_process(), 1);
+}
+END_TEST
+
+/* The counts the load watch is given in the test below, instead of the machine's: 1,000 busy
+   threads of another process, or make -j's other tests, must not change its answers. */
+static _Atomic int given_runnable_tasks;
+static _Atomic int given_runnable_ours;
+static int runnable_tasks_given(void) { return atomic_load(&given_runnable_tasks); }
+static int runnable_ours_given(void) { return atomic_load(&given_runnable_ours); }
+
+/* The kernel as the load watch will see it: our awake threads all runnable, `foreign` tasks of
+   other processes on our CPU, and one on each online CPU this process does not use (where the
+   watch assumes foreign load spreads). */
+static void give_load(int foreign)
+{
+  int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;
+  int awake = lite_threads_awake();
+  atomic_store(&given_runnable_ours, awake);
+  atomic_store(&given_runnable_tasks, awake + (unused_cpus > 0 ? unused_cpus : 0) + foreign);
+  lite_load_counts.runnable_tasks = runnable_tasks_given;
+  lite_load_counts.runnable_threads_of_process = runnable_ours_given;
 }
 
 static void sleep_ms(long ms)
@@ -984,23 +994,18 @@ static void sleep_ms(long ms)
     ;
 }
 
+/* A yielding waiter parks at once while other processes keep more tasks runnable than there are
+   CPUs beyond the runtime's threads (two foreign tasks: the fewest that count), seen at two load
+   checks in a row (at least LOAD_CHECK_NS, 10 ms, apart), and only then; the state ends when the
+   load does. */
 START_TEST(test_waiter_foreign_load)
 {
   (void)lite_self();
-  ck_assert_msg(lite_os_runnable_tasks() > 0, "/proc/loadavg gives no runnable count");
   lite_env.ncpus = 1;
   lite_env.spin_ns = LONG_BUDGET;
   lite_env.yield_ns = LONG_BUDGET;
-  atomic_fetch_add(&lite_threads_live, 4);
-  int unused_cpus = (int)lite_os_online_cpus() - 1;
-  /* More than the runtime's awake threads (4 of them pretend) and the CPUs it does not use. */
-  int nbusy = unused_cpus + ld(&lite_threads_live) - ld(&lite_threads_parked) + 2;
-  pid_t busy[64];
-  ck_assert_int_le(nbusy, (int)(sizeof busy / sizeof busy[0]));
-  for (int i = 0; i < nbusy; i++)
-    ck_assert_int_gt(busy[i] = start_busy_child(), 0);
-  while (lite_os_runnable_tasks() < nbusy + 1) /* until all of them have started */
-    sched_yield();
+  atomic_fetch_add(&lite_threads_live, 4); /* more awake than CPUs: the waiters yield */
+  give_load(2);
 
   /* Not looked for: the waiter yields (a 2 s budget does not run out in 16 polls). */
   struct lite_waiter w;
@@ -1022,21 +1027,25 @@ START_TEST(test_waiter_foreign_load)
   lite_waiter_init(&w);
   ck_assert(!lite_waiter_poll(&w));
 
-  /* The load ends: once the state has run out (20 ms after its last check), waiters yield. So
-     that other processes (make -j runs tests side by side) cannot keep the state, the runtime
-     is made to count 1000 more threads of its own than there are runnable tasks. */
-  for (int i = 0; i < nbusy; i++) {
-    kill(busy[i], SIGKILL);
-    waitpid(busy[i], NULL, 0);
-  }
-  atomic_fetch_add(&lite_threads_live, 1000);
+  /* The load ends: once the state has run out (20 ms after its last check), waiters yield. */
+  give_load(0);
   sleep_ms(11);
   lite_waiter_init(&w);
   (void)lite_waiter_poll(&w); /* a check that does not renew the state */
   sleep_ms(25);
   lite_waiter_init(&w);
   ck_assert(lite_waiter_poll(&w));
-  atomic_fetch_sub(&lite_threads_live, 1004);
+
+  /* One foreign task is not overload (the preemption check handles a busy process). */
+  give_load(1);
+  sleep_ms(11);
+  lite_waiter_init(&w);
+  ck_assert(lite_waiter_poll(&w));
+  sleep_ms(11);
+  ck_assert(lite_waiter_poll(&w));
+  lite_waiter_init(&w);
+  ck_assert(lite_waiter_poll(&w));
+  atomic_fetch_sub(&lite_threads_live, 4);
 }
 END_TEST
 
@@ -1087,6 +1096,7 @@ static Suite *barrier_suite(void)
   tcase_add_loop_test(tc, test_pingpong, 0,
                       (int)(sizeof pingpong_cases / sizeof pingpong_cases[0]));
   tcase_add_test(tc, test_waiter_budget);
+  tcase_add_test(tc, test_load_counts_read_the_kernel);
   tcase_add_test(tc, test_waiter_foreign_load);
   suite_add_tcase(s, tc);
   return s;

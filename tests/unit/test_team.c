@@ -559,7 +559,7 @@ START_TEST(test_team_size_rules)
   thr->icv.max_active_levels = 1;
 
   /* dyn-var true caps the team at the CPUs the process may use (and, with the load watch on,
-     at those other processes leave free: off here, the machine may be busy). */
+     at those other processes leave free: off here, test_dynamic_team_leaves_busy_cpus has it). */
   bool watch = lite_env.load_watch;
   lite_env.load_watch = false;
   lite_env.ncpus = 3;
@@ -590,6 +590,38 @@ START_TEST(test_team_size_rules)
                 "warning was: '%s'", text);
   free(text);
   ck_assert_uint_eq(lite_team_size_for(thr, LITE_MAX_TEAM_THREADS), LITE_MAX_TEAM_THREADS);
+}
+END_TEST
+
+/* The kernel's count of runnable tasks as the load watch is given it below: our awake threads,
+   one task on each online CPU this process does not use, and `foreign` more; not the machine's,
+   which holds whatever else runs there. */
+static _Atomic int given_runnable_tasks;
+static int runnable_tasks_given(void) { return atomic_load(&given_runnable_tasks); }
+
+static void give_load(int foreign)
+{
+  int unused_cpus = (int)lite_os_online_cpus() - (int)lite_env.ncpus;
+  atomic_store(&given_runnable_tasks,
+               lite_threads_awake() + (unused_cpus > 0 ? unused_cpus : 0) + foreign);
+  lite_load_counts.runnable_tasks = runnable_tasks_given;
+}
+
+/* dyn-var true with the load watch on: the team gets the CPUs other processes leave free. */
+START_TEST(test_dynamic_team_leaves_busy_cpus)
+{
+  reset_icv();
+  struct lite_thread *thr = lite_self();
+  thr->icv.nthreads = 5;
+  thr->icv.dynamic = true;
+  lite_env.load_watch = true;
+  lite_env.ncpus = 3;
+  give_load(1); /* another process keeps one of the 3 CPUs */
+  ck_assert_uint_eq(lite_team_size_for(thr, 8), 2);
+  ck_assert_uint_eq(lite_team_size_for(thr, 0), 2);
+  ck_assert_uint_eq(lite_team_size_for(thr, 1), 1);
+  thr->icv.dynamic = false;
+  ck_assert_uint_eq(lite_team_size_for(thr, 8), 8);
 }
 END_TEST
 
@@ -1167,6 +1199,7 @@ static Suite *team_suite(void)
   tc = tcase_create("team_size");
   tcase_set_timeout(tc, 20);
   tcase_add_test(tc, test_team_size_rules);
+  tcase_add_test(tc, test_dynamic_team_leaves_busy_cpus);
   tcase_add_test(tc, test_team_size_nested_rules);
   tcase_add_test(tc, test_thread_limit_regions);
   tcase_add_test(tc, test_nthreads_list);
