@@ -220,12 +220,19 @@ void lite_bind_display(struct lite_thread *thr)
 
 /* How long an unbound team's order holds: its members' CPUs (where each last waited) move. */
 #define NEAR_REFRESH_NS 100000000u
+/* Unbound teams of more than this many members per CPU take no order (below). */
+#define NEAR_MAX_SHARE 4
 
 const unsigned *lite_bind_nearest(struct lite_thread *thr, const struct lite_pool *pool,
                                   unsigned n)
 {
   if (n <= 2)
     return NULL; /* one other member: no order to choose */
+  /* An unbound team many times the CPUs: where each member last waited changes with every
+     time slice, and most members share each CPU; the order would say nothing and cost the
+     square of the team to make. */
+  if (!lite_binding.on && n > NEAR_MAX_SHARE * lite_env.ncpus)
+    return NULL;
   uint64_t now = 0;
   bool same_team = thr->near_pool == pool && thr->near_n == n;
   if (same_team && lite_binding.on && thr->near_gen == pool->bind_gen)

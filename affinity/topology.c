@@ -230,18 +230,25 @@ enum lite_distance lite_topo_distance(const struct lite_topo *t, int cpu_a, int 
   return LITE_DIST_FAR;
 }
 
-/* One pass per distance, nearest first; within a pass members go up from self, wrapping
-   around. 7 * n distance look-ups and no allocation (it may run at every region of a team). */
+/* Nearest first; within a distance members go up from self, wrapping around. A count per
+   distance, then the placing pass: 2 * n distance look-ups and no allocation (it runs for every
+   member of a team; one pass per distance, 7 * n look-ups, was a fifth of a 1,000-thread
+   team's time in a stealing loop). */
 void lite_topo_nearest_order(const struct lite_topo *t, const int *cpus, unsigned n, unsigned self,
                              unsigned *order)
 {
-  unsigned k = 0;
+  unsigned at[LITE_DIST_FAR + 1] = {0};
   if (self >= n)
     return;
-  for (int d = LITE_DIST_SAME_CPU; d <= LITE_DIST_FAR; d++)
-    for (unsigned step = 1; step < n; step++) {
-      unsigned m = (self + step) % n;
-      if ((int)lite_topo_distance(t, cpus[self], cpus[m]) == d)
-        order[k++] = m;
-    }
+  for (unsigned step = 1; step < n; step++)
+    at[lite_topo_distance(t, cpus[self], cpus[(self + step) % n])]++;
+  for (unsigned d = 0, k = 0; d <= LITE_DIST_FAR; d++) {
+    unsigned count = at[d];
+    at[d] = k;
+    k += count;
+  }
+  for (unsigned step = 1; step < n; step++) {
+    unsigned m = (self + step) % n;
+    order[at[lite_topo_distance(t, cpus[self], cpus[m])]++] = m;
+  }
 }

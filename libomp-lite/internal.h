@@ -597,6 +597,8 @@ struct lite_ws {
   _Atomic uint64_t last_done_ns;        /* measured runs: when the last member finished */
   _Atomic uint64_t min_busy_ns, max_busy_ns; /* and the members' own busy times */
   _Atomic uint64_t stolen;              /* chunks taken from other members */
+  _Atomic unsigned ranges_left;         /* stealing loops: ranges that may still hold chunks
+                                           a thief can take (sched/steal.c) */
   _Atomic unsigned finished;            /* members done, when the run is measured */
 
   _Atomic uint64_t next LITE_ALIGNED;   /* DYNAMIC, GUIDED, WHOLE: first index not handed out */

@@ -153,6 +153,8 @@ void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request 
   if (handout == LITE_HANDOUT_STATIC || handout == LITE_HANDOUT_CYCLIC ||
       handout == LITE_HANDOUT_OWN)
     reserve_ranges(ws);
+  if (handout == LITE_HANDOUT_OWN && ws->steal)
+    lite_steal_setup(ws);
   LITE_SET_IF_CHANGED(ws->fast_add, handout == LITE_HANDOUT_DYNAMIC && add_ok && !req->ordered);
 }
 

@@ -24,8 +24,10 @@ static inline void lite_sched_lock(_Atomic uint32_t *word)
         atomic_compare_exchange_weak_explicit(word, &free, 1, memory_order_acquire,
                                               memory_order_relaxed))
       return;
-    if (!lite_waiter_poll(&w))
+    if (!lite_waiter_poll(&w)) {
+      lite_os_yield();
       lite_waiter_init(&w);
+    }
   }
 }
 static inline void lite_sched_unlock(_Atomic uint32_t *word)
@@ -135,7 +137,9 @@ void lite_ordered_pass_turn(struct lite_thread *thr, struct lite_ws *ws);
 /* Waits until the chunk that starts at index lo has the ordered turn. */
 void lite_ordered_wait_turn(struct lite_ws *ws, uint64_t lo);
 
-/* Nonmonotonic hand-out (steal.c): own block first, then steal from the nearest members. */
+/* Nonmonotonic hand-out (steal.c): own block first, then steal from the nearest members.
+   lite_steal_setup: a stealing loop's setup, by the member that sets the loop up. */
+void lite_steal_setup(struct lite_ws *ws);
 bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi);
 /* Member id's own block of a nonmonotonic loop, in iterations [lo, hi): all it runs unless the
    loop steals. */

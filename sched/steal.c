@@ -14,7 +14,16 @@
    iterations from the start on one thread (OpenMP 5.2, the schedule clause; programs rely on
    it, for example with a chunk as large as the loop so that one thread runs it all), and a
    guided chunk may not be smaller than k unless it holds the last iteration. Blocks, takes and
-   steals in whole chunks give both; with the default chunk of 1 nothing changes. */
+   steals in whole chunks give both; with the default chunk of 1 nothing changes.
+
+   A thief that finds nothing has looked at every other member's range, each under its lock: in
+   a team that outnumbers the CPUs many times over, each member that finishes scans the whole
+   team, so a loop cost the square of the team (1,000 threads on 2 CPUs, 20 regions of a
+   schedule(runtime) loop: 22-40 s, libgomp 0.5). ranges_left counts the ranges that may still
+   hold chunks a thief can take; a thief looks only while it is above zero. It never counts
+   fewer than there are: a range is counted off after it is emptied, and a thief that leaves
+   its victim some chunks counts its own range in before it takes them. So it reaches zero only
+   when no range holds any, and never leaves zero; the hand-out then costs one look at it. */
 #include "sched_internal.h"
 #include "profile/profile.h"
 
@@ -68,6 +77,19 @@ void lite_own_block(uint64_t count, uint64_t chunk, unsigned nthreads, unsigned 
   chunk_span(count, chunk, clo, chi, lo, hi);
 }
 
+void lite_steal_setup(struct lite_ws *ws)
+{
+  uint64_t nchunks = chunk_count(ws);
+  /* Members numbered nchunks or more have empty blocks (lite_static_block). */
+  unsigned ranges = nchunks < ws->nthreads ? (unsigned)nchunks : ws->nthreads;
+  atomic_store_explicit(&ws->ranges_left, ranges, memory_order_relaxed);
+}
+
+static void range_emptied(struct lite_ws *ws)
+{
+  atomic_fetch_sub_explicit(&ws->ranges_left, 1, memory_order_relaxed);
+}
+
 /* Takes the next chunks from the front of a range (the caller owns or has locked it).
 
    Several chunks at once: a member that runs chunks k..k+m-1 in one go is indistinguishable
@@ -104,6 +126,8 @@ static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *m
   uint64_t take = left / 2 + (left & 1);
   uint64_t hi = range->hi;
   range->hi -= take;
+  if (take < left) /* two ranges hold chunks now; all of them moved: still one */
+    atomic_fetch_add_explicit(&ws->ranges_left, 1, memory_order_relaxed);
   lite_sched_unlock(&range->lock);
 
   lite_sched_lock(&mine->lock);
@@ -138,8 +162,12 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
     if (mine->hi == nchunks && mine->lo < mine->hi) {
       mine->hi--;
       mine->final_chunk = FINAL_HELD;
+      if (mine->lo == mine->hi)
+        range_emptied(ws);
     }
     bool got = mine->final_chunk != FINAL_RUN && take_front(ws, mine, lo, hi);
+    if (got && mine->lo == mine->hi)
+      range_emptied(ws);
     uint8_t final_chunk = mine->final_chunk;
     lite_sched_unlock(&mine->lock);
     if (got)
@@ -152,6 +180,8 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
     const unsigned *near = nearest_members(n);
     bool stole = false;
     for (unsigned d = 1; d < n && !stole; d++) {
+      if (atomic_load_explicit(&ws->ranges_left, memory_order_relaxed) == 0)
+        break;
       unsigned victim = near != NULL ? near[d - 1]
                         : d % 2     ? (id + (d + 1) / 2) % n
                                     : (id + n - (d / 2) % n) % n;

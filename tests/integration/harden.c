@@ -11,6 +11,8 @@
                                        thread limit may shrink the teams)
           harden nested COUNT          COUNT outer regions of nthreads-var with nested regions
                                        inside (OMP_NUM_THREADS=2,5000), results checked
+          harden runtime-loop N COUNT  COUNT regions of N threads, each with a schedule(runtime)
+                                       loop of 100,000 iterations, every iteration run once
           harden mask COUNT            every member of COUNT regions of 4 threads finds its mask
                                        as the process's, and a worker that pins itself keeps
                                        its own mask */
@@ -109,6 +111,25 @@ static int mode_regions(int n, int count)
     return 0;
 }
 
+static int mode_runtime_loop(int n, int count)
+{
+    enum { ITERS = 100000 };
+    static unsigned char runs[ITERS];
+    for (int rep = 0; rep < count; rep++) {
+        memset(runs, 0, sizeof runs);
+#pragma omp parallel num_threads(n)
+        {
+#pragma omp for schedule(runtime)
+            for (int i = 0; i < ITERS; i++)
+                runs[i]++;
+        }
+        for (int i = 0; i < ITERS; i++)
+            LITE_EXPECT(runs[i] == 1, "region %d: iteration %d ran %d times", rep, i, runs[i]);
+    }
+    printf("harden runtime-loop: %d regions of %d threads\n", count, n);
+    return 0;
+}
+
 static int mode_nested(int count)
 {
     omp_set_max_active_levels(2);
@@ -200,6 +221,8 @@ int main(int argc, char **argv)
         return mode_dynamic_busy();
     if (strcmp(mode, "regions") == 0 && argc == 4)
         return mode_regions(atoi(argv[2]), atoi(argv[3]));
+    if (strcmp(mode, "runtime-loop") == 0 && argc == 4)
+        return mode_runtime_loop(atoi(argv[2]), atoi(argv[3]));
     if (strcmp(mode, "nested") == 0 && argc == 3)
         return mode_nested(atoi(argv[2]));
     if (strcmp(mode, "mask") == 0 && argc == 3)
