@@ -4,10 +4,13 @@
    - At the process's first OpenMP call (lite_bind_ready): binding is in force when bind-var
      asks for it (OMP_PROC_BIND, or OMP_PLACES / GOMP_CPU_AFFINITY alone) and a place list can
      be made inside the CPUs the process started with. The initial thread is bound to place 0
-     at its own first OpenMP call (libgomp binds it at load). Not at load: a preloaded runtime is
-     loaded into shells, `timeout` and launcher scripts, and a mask set there is inherited by
-     every program they start, which then ran on one CPU; such a process makes no OpenMP call,
-     so it keeps its mask and never loads the topology (about 8 ms of hwloc per process).
+     when it first needs a place: its first team, or a question about its place (libgomp binds
+     it at load, LLVM's runtime at its first team). Not at load: a preloaded runtime is loaded
+     into shells, `timeout` and launcher scripts, and a mask set there is inherited by every
+     program they start, which then ran on one CPU; such a process makes no OpenMP call, so it
+     keeps its mask and never loads the topology (about 8 ms of hwloc per process). Nor at its
+     first OpenMP call of any kind: a root thread that only sets an ICV keeps its mask (LLVM's
+     root-threads-affinity test, whose main thread calls omp_set_num_threads and no more).
    - At a fork: the leader works out the members' places (partition.c) only when something that
      decides them changed (policy, its place and partition, team size), and numbers the result;
      a worker that sees a new number rebinds itself, and only if its place changed. Worker k of
@@ -127,8 +130,7 @@ void lite_bind_thread_init(struct lite_thread *thr)
     return;
   thr->partition.len = lite_binding.places.n;
   if (lite_os_gettid() == (int)getpid()) {
-    bind_to_place(0, 0);
-    thr->place = 0;
+    thr->bind_pending = true;
     return;
   }
   /* A thread bound to exactly one place (a pthread the bound initial thread started inherits
@@ -143,6 +145,15 @@ void lite_bind_thread_init(struct lite_thread *thr)
     }
   }
   free(cpus);
+}
+
+void lite_bind_initial_slow(struct lite_thread *thr)
+{
+  thr->bind_pending = false;
+  if (!lite_binding.on)
+    return;
+  bind_to_place(0, 0);
+  thr->place = 0;
 }
 
 /* A thread that was never bound (a user's pthread) starts a team: it takes the place of its
@@ -172,6 +183,7 @@ void lite_bind_team_slow(struct lite_thread *thr, struct lite_pool *pool, unsign
   omp_proc_bind_t bind = (omp_proc_bind_t)(flags & 7);
   if (bind == omp_proc_bind_false)
     bind = thr->icv.bind != omp_proc_bind_false ? thr->icv.bind : omp_proc_bind_true;
+  lite_bind_initial(thr);
   if (thr->place < 0)
     place_primary(thr);
   struct lite_bind_key key = {bind, thr->partition, (unsigned)thr->place, n};

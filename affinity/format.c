@@ -153,7 +153,9 @@ static void put_affinity(struct out *o, const struct field_size *fs)
   unsigned ncpus = MASK_CPUS;
   const int *cpus = lite_binding.process_cpus;
   unsigned n = lite_binding.nprocess;
-  int place = lite_self()->place;
+  struct lite_thread *thr = lite_self();
+  lite_bind_initial(thr);
+  int place = thr->place;
   if (lite_binding.on && place >= 0 && (unsigned)place < lite_binding.places.n) {
     cpus = lite_binding.places.places[place].cpus;
     n = lite_binding.places.places[place].ncpus;

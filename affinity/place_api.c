@@ -40,13 +40,21 @@ void omp_get_place_proc_ids(int place_num, int *ids)
     ids[i] = p->cpus[i];
 }
 
-int omp_get_place_num(void) { return lite_self()->place; }
+/* The calling thread's place: the initial thread takes place 0 now, if it has not yet. */
+static struct lite_thread *placed_self(void)
+{
+  struct lite_thread *thr = lite_self();
+  lite_bind_initial(thr);
+  return thr;
+}
 
-int omp_get_partition_num_places(void) { return (int)lite_self()->partition.len; }
+int omp_get_place_num(void) { return placed_self()->place; }
+
+int omp_get_partition_num_places(void) { return (int)placed_self()->partition.len; }
 
 void omp_get_partition_place_nums(int *place_nums)
 {
-  struct lite_partition part = lite_self()->partition;
+  struct lite_partition part = placed_self()->partition;
   for (unsigned i = 0; i < part.len; i++)
     place_nums[i] = (int)(part.lo + i);
 }

@@ -250,6 +250,7 @@ struct lite_thread {
   struct lite_ws **solo;    /* solo[L]: worksharing entry of its team of one at level L */
   unsigned nsolo;
   bool is_worker;           /* created by libomp-lite (not a user/root thread) */
+  bool bind_pending;        /* the initial thread, not yet bound to place 0 (affinity/bind.c) */
   unsigned num_teams;       /* the league of the teams region it is in (0: none) */
   unsigned team_num;        /* and its team's number in it */
   struct lite_task *task;   /* the task it runs; NULL: its implicit task outside any region */
@@ -455,6 +456,14 @@ struct lite_pool {
 /* A new thread's place and partition: bound to none, the whole list (or the place its mask is
    exactly, for the initial thread bound at load). */
 void lite_bind_thread_init(struct lite_thread *thr);
+/* The initial thread takes place 0 when it first needs a place: its first team, or a question
+   about its place (affinity/bind.c says why not sooner). */
+void lite_bind_initial_slow(struct lite_thread *thr);
+static inline void lite_bind_initial(struct lite_thread *thr)
+{
+  if (lite_unlikely(thr->bind_pending))
+    lite_bind_initial_slow(thr);
+}
 /* Before the first team: undoes the stock libgomp's pinning of the initial thread. */
 void lite_bind_first_team(struct lite_thread *thr);
 /* The leader of a new team of n (flags: GOMP_parallel's, proc_bind in the low bits) works out
