@@ -60,6 +60,25 @@ enum lite_distance lite_topo_distance(const struct lite_topo *t, int cpu_a, int 
 void lite_topo_nearest_order(const struct lite_topo *t, const int *cpus, unsigned n, unsigned self,
                              unsigned *order);
 
+/* ---------------------------------------------------------------- tree.c */
+
+/* A team's barrier tree: member i (i > 0) reports its arrival to parent[i] and is released by
+   it; member i's children are kids[first[i] .. first[i + 1]), ascending. parent[i] < i always. */
+struct lite_tree {
+  unsigned n;
+  unsigned *parent;
+  unsigned *first;
+  unsigned *kids;
+  unsigned depth;  /* the longest path from a member to member 0, in edges */
+};
+/* Builds the tree of a team of n members, member i running on os CPU cpus[i] (-1: unknown),
+   grouped by t's packages, NUMA nodes, L3 caches and cores (t NULL: no grouping), with at most
+   fanin children per member at each level (tree.c says how). Frees what *tree held; false
+   (and an empty tree) without memory. */
+bool lite_tree_build(struct lite_tree *tree, const struct lite_topo *t, const int *cpus,
+                     unsigned n, unsigned fanin);
+void lite_tree_free(struct lite_tree *tree);
+
 /* ---------------------------------------------------------------- places.c */
 
 /* A place: a set of CPUs (os numbers, ascending, no repeats). */

@@ -4,6 +4,7 @@
 libomp_lite_internal_la_SOURCES += \
 	affinity/affinity.h \
 	affinity/topology.c \
+	affinity/tree.c \
 	affinity/places.c \
 	affinity/partition.c \
 	affinity/bind.c \

@@ -144,6 +144,8 @@ void lite_barrier_poke(struct lite_pool *pool)
     atomic_fetch_add(&pool->join_word, 1);
     lite_futex_wake(&pool->join_word, 1);
   }
+  if (atomic_load(&pool->tree_sleepers) != 0)
+    lite_tree_poke(pool);
   lite_wake_on_call(pool);
 }
 
@@ -287,6 +289,8 @@ void lite_barrier_wait(struct lite_thread *thr)
     if (!member_arrived(pool, other, epoch))
       wait_for_member(thr, pool, other, epoch);
     atomic_thread_fence(memory_order_acquire);
+  } else if (lite_unlikely(team->tree != NULL)) {
+    lite_tree_barrier(thr, pool, team->tree, epoch); /* many members, or several L3 caches */
   } else if (thr->id == 0) {
     lite_barrier_gather(thr, pool, team->nthreads, epoch);
     release(pool, epoch);

@@ -513,6 +513,22 @@ static bool read_int(struct env_reader *r, const char *name, unsigned long long 
   return false;
 }
 
+/* OMPLITE_BARRIER: auto (the default), flat or tree, in any case. */
+static void read_barrier(struct env_reader *r)
+{
+  static const char *const names[] = {"auto", "flat", "tree"};
+  r->env->barrier = LITE_BARRIER_AUTO;
+  const char *v = r->get("OMPLITE_BARRIER");
+  if (v == NULL)
+    return;
+  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcasecmp(v, names[i]) == 0) {
+      r->env->barrier = (unsigned char)i;
+      return;
+    }
+  warn_invalid("OMPLITE_BARRIER", v, "auto, flat or tree", "auto");
+}
+
 /* OMPLITE_PROFILE: 1 or true (the table on stderr at exit), 0 or false (off), or a file name.
    OMPLITE_TRACE: a file name for the timeline, or 0 / false. OMPLITE_TRACE_EVENTS: the trace's
    events per thread. An empty value is a mistake, not a file name: one warning, off. A file
@@ -807,6 +823,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus, bo
   read_switch(&r, "OMPLITE_LOAD_WATCH", &env->load_watch);
   env->heap_keep = true;
   read_switch(&r, "OMPLITE_HEAP_KEEP", &env->heap_keep);
+  read_barrier(&r);
   read_profile(&r);
   read_bool(&r, "OMP_DISPLAY_AFFINITY", &env->display_affinity);
   read_affinity_format(&r);

@@ -77,8 +77,13 @@ struct lite_env {
      reads it: it shares its line with display_affinity and tiny_loops, which each region and
      loop read already (lite_env is aligned to the line). */
   unsigned char profile;
+  unsigned char barrier;        /* OMPLITE_BARRIER: enum lite_barrier_mode */
 };
 extern struct lite_env lite_env;
+
+/* OMPLITE_BARRIER: the tree barrier where it pays (barrier_tree.c), never, or for every team of
+   three or more (tests). */
+enum lite_barrier_mode { LITE_BARRIER_AUTO, LITE_BARRIER_FLAT, LITE_BARRIER_TREE };
 
 /* Reads the environment into lite_env; run once from the library constructor. */
 void lite_env_init(void);
@@ -283,6 +288,7 @@ struct lite_team {
   struct lite_team *parent;    /* team of the encountering thread, NULL at the outermost */
   unsigned parent_id;          /* the encountering thread's number in that team */
   struct lite_pool *pool;      /* the workers; NULL for a team of one */
+  const struct lite_tree *tree; /* the barrier's tree, NULL for the flat barrier */
   struct lite_icv icv;         /* ICVs every implicit task of the region starts with */
   /* The encountering thread's own state, put back when the region ends: on lines the workers
      never read. */
@@ -354,6 +360,11 @@ struct lite_slot {
   _Atomic int tid;            /* its kernel thread id (0: the leader, or not known yet) */
   _Atomic int move_to;        /* the balancer asks the member to move to CPU move_to - 1 (0:
                                  no request); the member does it itself, inside the runtime */
+  /* The tree barrier (barrier_tree.c), on the member's own line, which it polls while it
+     waits: its parent stores go, and whoever changes what it waits for bumps bell if parked. */
+  _Atomic uint32_t go LITE_ALIGNED; /* the last barrier epoch its parent released */
+  _Atomic uint32_t bell;
+  _Atomic uint32_t parked;
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -410,6 +421,9 @@ struct lite_pool {
   /* Members on call after the region's end park here (team.c), counted in gen_sleepers: a
      ready task (lite_barrier_poke) and the next region (lite_wake_on_call) bump it first. */
   _Atomic uint32_t call_word LITE_ALIGNED;
+  /* Members parked in a tree barrier (barrier_tree.c), for lite_barrier_poke. */
+  _Atomic uint32_t tree_sleepers LITE_ALIGNED;
+  _Atomic unsigned tree_poke_at;  /* where lite_tree_poke looks first */
 
   struct lite_team team_storage;
   struct lite_ws *ring;       /* the team's worksharing ring (LITE_WS_RING entries) */
@@ -446,6 +460,14 @@ struct lite_pool {
   struct lite_member_place *assign;
   unsigned assign_cap;
   struct lite_bind_key bind_key;
+  /* The tree barrier's shape (barrier_tree.c), built by the leader at a fork, read by the
+     members during the region: for tree_n members, the binding numbered tree_bind_gen, or
+     their CPUs as they were before tree_until_ns (unbound). */
+  struct lite_tree tree;
+  unsigned tree_n;
+  uint32_t tree_bind_gen;
+  uint64_t tree_until_ns;
+  bool tree_wide;             /* it spans more than one L3 cache */
   /* OMPLITE_PROFILE: the row of the region running now (profile/), written at the fork and read
      by the workers only while the profile is on. */
   struct lite_prof_row *prof_row LITE_ALIGNED;
@@ -798,6 +820,30 @@ void lite_wake_on_call(struct lite_pool *pool);
 void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t gen);
 void lite_join_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
                       uint32_t gen);
+
+/* ---------------------------------------------------------------- barrier_tree.c */
+
+/* The leader of a new team of n: the tree its barriers and its join use (built or refreshed
+   in pool->tree), or NULL for the flat ones. */
+const struct lite_tree *lite_tree_for_team(struct lite_pool *pool, unsigned n);
+static inline const struct lite_tree *lite_tree_pick(struct lite_pool *pool, unsigned n)
+{
+  if (lite_likely(n <= 2 || lite_env.barrier == LITE_BARRIER_FLAT))
+    return NULL;
+  return lite_tree_for_team(pool, n);
+}
+/* A barrier of epoch along thr's team's tree. */
+void lite_tree_barrier(struct lite_thread *thr, struct lite_pool *pool, const struct lite_tree *tree,
+                       uint32_t epoch);
+/* The end of region gen: member id (thr still in the team, so that it runs the region's tasks
+   while it waits) waits for its children's arrival at the join. */
+void lite_tree_join_wait(struct lite_thread *thr, struct lite_pool *pool,
+                         const struct lite_tree *tree, unsigned id, uint32_t gen);
+/* Then its own arrival, reported to parent (its slot, read before: the leader may change the
+   pool's arrays once this store is seen). */
+void lite_tree_join_arrive(struct lite_slot *slot, struct lite_slot *parent, uint32_t gen);
+/* A ready task: wakes one member parked in a tree barrier, if any. */
+void lite_tree_poke(struct lite_pool *pool);
 
 /* ---------------------------------------------------------------- balance.c */
 

@@ -15,6 +15,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/team_api.c \
 	libomp-lite/parallel.c \
 	libomp-lite/barrier.c \
+	libomp-lite/barrier_tree.c \
 	libomp-lite/balance.c \
 	libomp-lite/single.c \
 	libomp-lite/work.c \

@@ -289,9 +289,18 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   if (lite_prof_on())
     lite_prof_member_end(slot);
   slot->ws_count = thr->ws_count;
+  const struct lite_tree *tree = team->tree;
+  struct lite_slot *parent = NULL;
+  if (lite_unlikely(tree != NULL)) {
+    lite_tree_join_wait(thr, pool, tree, id, gen);
+    parent = pool->slots[tree->parent[id]];
+  }
   thr->team = NULL;
   thr->task = NULL;
-  lite_join_arrive(pool, slot, gen);
+  if (lite_unlikely(tree != NULL))
+    lite_tree_join_arrive(slot, parent, gen);
+  else
+    lite_join_arrive(pool, slot, gen);
   stay_on_call(thr, pool, team, &implicit, gen, slot, id);
 }
 
@@ -479,6 +488,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
     free(pool->retired_slots[i]);
   free(pool->threads);
   free(pool->assign);
+  lite_tree_free(&pool->tree);
   lite_tasks_retire(&pool->team_storage.tasks);
   free(pool);
 }
@@ -617,6 +627,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   if (n < 2)
     return NULL;
   lite_bind_team(thr, pool, n, flags);
+  const struct lite_tree *tree = lite_tree_pick(pool, n);
 
   /* Mark the descriptor as the next generation's before rewriting it (see worker_main): the
      writer's side of a seqlock, so a release fence orders the mark before the fields. */
@@ -625,6 +636,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   atomic_thread_fence(memory_order_release);
   struct lite_team *team = &pool->team_storage;
   describe_team(team, thr, n, flags, false);
+  LITE_SET_IF_CHANGED(team->tree, tree);
   if (lite_unlikely(atomic_load_explicit(&team->cancelled, memory_order_relaxed))) {
     atomic_store(&team->cancelled, false);
     atomic_fetch_and(&pool->release, LITE_EPOCH_MASK);
@@ -678,14 +690,19 @@ void lite_team_join(struct lite_thread *thr)
   struct lite_pool *pool = team->pool;
   lite_tasks_drain(thr);
   lite_task_implicit_end(&team->leader_task);
-  lite_join_gather(thr, pool, team->nthreads,
-                   atomic_load_explicit(&pool->gen, memory_order_relaxed));
+  uint32_t gen = atomic_load_explicit(&pool->gen, memory_order_relaxed);
+  if (lite_unlikely(team->tree != NULL))
+    lite_tree_join_wait(thr, pool, team->tree, 0, gen);
+  else
+    lite_join_gather(thr, pool, team->nthreads, gen);
   lite_team_balance(pool, team->nthreads);
   /* The next region's barriers start past every epoch this one used. Members pass the same
-     barriers, except when a cancelled region released some of them early. */
+     barriers and worksharing constructs, except when a cancelled region released some of them
+     early: a tree team has no cancellation (barrier_tree.c), and the leader's own counts stand
+     for all (reading every member's line here would undo the tree's gather). */
   uint32_t epoch = thr->bar_epoch;
   unsigned ws_count = thr->ws_count;
-  for (unsigned i = 1; i < team->nthreads; i++) {
+  for (unsigned i = 1; i < team->nthreads && team->tree == NULL; i++) {
     uint32_t seen = atomic_load_explicit(&pool->slots[i]->arrive, memory_order_relaxed);
     if ((int32_t)(seen - epoch) > 0)
       epoch = seen;
@@ -712,6 +729,7 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
 {
   describe_team(team, thr, nthreads, flags, true);
   team->pool = NULL;
+  team->tree = NULL;
   atomic_init(&team->single_ticket, 0);
   atomic_init(&team->cancelled, false);
   team->copyprivate = NULL;

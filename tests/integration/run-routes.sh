@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile profile_files"
+ALL_TESTS="$ALL_TESTS heap_churn profile profile_files many_cores"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -838,6 +838,37 @@ t_harden() {
 t_stress() {
     case_ok OMP_NUM_THREADS=2 stress 1000
     case_ok OMP_NUM_THREADS=16 stress 300
+}
+
+# Issue 41: the tree barrier (libomp-lite/barrier_tree.c), which a team uses when it spans
+# several L3 caches or has more than 8 members on as many CPUs, forced with OMPLITE_BARRIER=tree
+# on teams of 64 to 256 threads here (2 CPUs), spinning and parked: barriers, the join, single,
+# reductions, worksharing and tasks (the task tests wait in barriers for tasks that wait for one
+# another to start), nested teams under the stress program's user threads. Results are checked
+# by each program.
+t_many_cores() {
+    local n sizes="64 256"
+    [ "${LITE_TEST_TSAN:-0}" = 1 ] && sizes=64
+    for n in $sizes; do
+        case_ok OMPLITE_BARRIER=tree barrier 20 $n
+        case_ok OMPLITE_BARRIER=tree single 20 $n
+        case_ok OMPLITE_BARRIER=tree reduction 20 $n
+    done
+    case_ok OMPLITE_BARRIER=tree OMP_WAIT_POLICY=passive barrier 20 128
+    if [ "${LITE_TEST_TSAN:-0}" = 1 ]; then
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=64 stress 20
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=32 tasks
+    else
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=128 stress 50
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=256 stress 20
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=64 tasks
+        case_ok OMPLITE_BARRIER=tree OMP_WAIT_POLICY=passive OMP_NUM_THREADS=64 tasks
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=128 tasks
+    fi
+    # A bad value: one warning, the default.
+    if lite_route; then
+        case_warns "OMPLITE_BARRIER" OMPLITE_BARRIER=bogus barrier 5 4
+    fi
 }
 
 # A few programs under valgrind memcheck: any error fails the run (a user who runs their own

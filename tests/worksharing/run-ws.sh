@@ -158,6 +158,7 @@ t_schedules() {
     fi
     case_ok OMP_MAX_ACTIVE_LEVELS=2 OMP_NUM_THREADS=3 ws_schedules
     case_ok OMP_MAX_ACTIVE_LEVELS=2 OMP_NUM_THREADS=16 ws_schedules
+    case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=64 ws_schedules
 }
 
 t_runtime() {
@@ -229,6 +230,8 @@ t_steal() {
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=3 ws_steal balanced
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=16 ws_steal balanced-inregion
     sizes_ok ws_steal tiny
+    # Issue 41: the tree barrier forced on a team of 64 (libomp-lite/barrier_tree.c).
+    case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=64 ws_steal random
     case_ok OMPLITE_TINY_LOOPS=0 OMP_NUM_THREADS=2 ws_steal tiny
     case_ok OMPLITE_LOOP_STATS=1 OMP_NUM_THREADS=4 ws_steal tiny
 }
