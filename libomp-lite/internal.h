@@ -365,6 +365,7 @@ struct lite_slot {
   _Atomic uint32_t go LITE_ALIGNED; /* the last barrier epoch its parent released */
   _Atomic uint32_t bell;
   _Atomic uint32_t parked;
+  _Atomic uint32_t idle;      /* it sleeps on bell between regions (team.c, idle_wait) */
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -421,6 +422,8 @@ struct lite_pool {
   /* Members on call after the region's end park here (team.c), counted in gen_sleepers: a
      ready task (lite_barrier_poke) and the next region (lite_wake_on_call) bump it first. */
   _Atomic uint32_t call_word LITE_ALIGNED;
+  /* Workers asleep between regions, each on its own bell (team.c, idle_wait). */
+  _Atomic uint32_t idle_sleepers LITE_ALIGNED;
   /* Members parked in a tree barrier (barrier_tree.c), for lite_barrier_poke. */
   _Atomic uint32_t tree_sleepers LITE_ALIGNED;
   _Atomic unsigned tree_poke_at;  /* where lite_tree_poke looks first */
