@@ -72,6 +72,13 @@ bench-quick: $(BENCH_DEPS)
 
 .PHONY: bench bench-quick
 
+# `make bench-lines`: the remote cache lines one member touches per barrier, flat and tree, for
+# teams of 2 to 256, from a --enable-line-count build of its own (bench/lines; issue 41).
+bench-lines:
+	bash $(top_srcdir)/bench/lines --builddir $(abs_top_builddir) --srcdir $(abs_top_srcdir)
+.PHONY: bench-lines
+EXTRA_DIST += bench/lines
+
 # heapchurn: a hydro proxy whose temporaries are malloc'd and freed every time step, first
 # touched inside 31 short parallel loops: whether glibc's heap keeps the freed memory or trims
 # it back to the kernel at every step (issue 25)

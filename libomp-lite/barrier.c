@@ -289,11 +289,13 @@ void lite_barrier_wait(struct lite_thread *thr)
     if (!member_arrived(pool, other, epoch))
       wait_for_member(thr, pool, other, epoch);
     atomic_thread_fence(memory_order_acquire);
+    lite_lines_touched(2); /* its arrival line, which the other read last; the other's */
   } else if (lite_unlikely(team->tree != NULL)) {
     lite_tree_barrier(thr, pool, team->tree, epoch); /* many members, or several L3 caches */
   } else if (thr->id == 0) {
     lite_barrier_gather(thr, pool, team->nthreads, epoch);
     release(pool, epoch);
+    lite_lines_touched(team->nthreads); /* every other arrival line, the release line */
     lite_team_balance(pool, team->nthreads);
   } else {
     struct lite_slot *slot = pool->slots[thr->id];
@@ -307,12 +309,16 @@ void lite_barrier_wait(struct lite_thread *thr)
        differently (member_arrived). */
     if (team->nthreads > lite_env.ncpus &&
         !atomic_load_explicit(&team->cancelled, memory_order_relaxed) &&
-        last_to_arrive(pool, team->nthreads, slot, epoch))
+        last_to_arrive(pool, team->nthreads, slot, epoch)) {
       release(pool, epoch);
-    else
+      lite_lines_touched(team->nthreads); /* as the leader's gather and release */
+    } else {
       wait_for_release(thr, pool, epoch);
+      lite_lines_touched(2); /* its arrival line, which the leader read last; the release */
+    }
     atomic_thread_fence(memory_order_acquire);
   }
+  lite_lines_barrier_end(team->nthreads);
   /* Every member has finished every worksharing construct it met before this barrier (or the
      whole region, if cancelled): their ring entries are free (work.c claim). */
   thr->ws_done = thr->ws_count;

@@ -160,6 +160,9 @@ void lite_tree_barrier(struct lite_thread *thr, struct lite_pool *pool, const st
     ring(kid);
   }
   atomic_thread_fence(memory_order_acquire);
+  /* Each child's arrival line and go line; its own arrival line (the parent read it last), the
+     parent's parked word and its own go line (the parent wrote it). */
+  lite_lines_touched(2 * (tree->first[me + 1] - tree->first[me]) + (me != 0 ? 3 : 0));
 }
 
 void lite_tree_join_wait(struct lite_thread *thr, struct lite_pool *pool,

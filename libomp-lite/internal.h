@@ -824,6 +824,19 @@ void lite_join_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t g
 void lite_join_gather(struct lite_thread *thr, struct lite_pool *pool, unsigned nthreads,
                       uint32_t gen);
 
+/* ---------------------------------------------------------------- barrier_lines.c */
+
+/* --enable-line-count builds only: the calling member touched n lines that other members write
+   (or wrote a line they read) in the barrier under way; lite_lines_barrier_end closes its count
+   for a barrier of a team of nmembers. Nothing in other builds. */
+#ifdef LITE_LINE_COUNT
+void lite_lines_touched(unsigned n);
+void lite_lines_barrier_end(unsigned nmembers);
+#else
+static inline void lite_lines_touched(unsigned n) { (void)n; }
+static inline void lite_lines_barrier_end(unsigned nmembers) { (void)nmembers; }
+#endif
+
 /* ---------------------------------------------------------------- barrier_tree.c */
 
 /* The leader of a new team of n: the tree its barriers and its join use (built or refreshed

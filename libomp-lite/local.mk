@@ -16,6 +16,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/parallel.c \
 	libomp-lite/barrier.c \
 	libomp-lite/barrier_tree.c \
+	libomp-lite/barrier_lines.c \
 	libomp-lite/balance.c \
 	libomp-lite/single.c \
 	libomp-lite/work.c \
