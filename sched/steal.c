@@ -42,15 +42,41 @@ static uint64_t chunk_count(const struct lite_ws *ws)
   return ws->count / ws->chunk + (ws->count % ws->chunk != 0);
 }
 
+/* A range's bounds and tag change under its lock, and a thief may look at them without it
+   (looks_empty): relaxed atomic stores and loads, plain reads under the lock. */
+static void set_lo(struct lite_range *range, uint64_t lo)
+{
+  __atomic_store_n(&range->lo, lo, __ATOMIC_RELAXED);
+}
+static void set_hi(struct lite_range *range, uint64_t hi)
+{
+  __atomic_store_n(&range->hi, hi, __ATOMIC_RELAXED);
+}
+
 /* A range not yet touched in this loop holds its member's static block of chunks. */
 static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned id)
 {
   uint32_t ticket = (uint32_t)atomic_load_explicit(&ws->ticket, memory_order_relaxed);
   if (range->tag != ticket) {
-    range->tag = ticket;
+    uint64_t lo, hi;
+    lite_static_block(chunk_count(ws), ws->nthreads, id, &lo, &hi);
+    set_lo(range, lo);
+    set_hi(range, hi);
     range->final_chunk = FINAL_NOT_HELD;
-    lite_static_block(chunk_count(ws), ws->nthreads, id, &range->lo, &range->hi);
+    __atomic_store_n(&range->tag, ticket, __ATOMIC_RELAXED);
   }
+}
+
+/* Whether a victim's range is empty, by a look without its lock: a thief in a team of 256
+   that locked every range on its way to the few that still hold chunks moved 255 lines to
+   find them. A range prepared for this loop and empty is skipped; one not yet prepared holds
+   its block. The two bounds are read apart, so a range being refilled may look empty: the
+   thief skips a victim it could have taken from, nothing more. */
+static bool looks_empty(const struct lite_range *range, uint32_t ticket)
+{
+  return __atomic_load_n(&range->tag, __ATOMIC_RELAXED) == ticket &&
+         __atomic_load_n(&range->lo, __ATOMIC_RELAXED) >=
+             __atomic_load_n(&range->hi, __ATOMIC_RELAXED);
 }
 
 /* The iterations of chunks [clo, chi): no product can overflow, since every chunk but the last
@@ -108,7 +134,7 @@ static bool take_front(struct lite_ws *ws, struct lite_range *range, uint64_t *l
   uint64_t share = !ws->steal ? left : ws->guided ? left / 2 + (left & 1) : left / 8;
   uint64_t size = share > 1 ? share : 1;
   chunk_iterations(ws, range->lo, range->lo + size, lo, hi);
-  range->lo += size;
+  set_lo(range, range->lo + size);
   return true;
 }
 
@@ -125,14 +151,14 @@ static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *m
   }
   uint64_t take = left / 2 + (left & 1);
   uint64_t hi = range->hi;
-  range->hi -= take;
+  set_hi(range, hi - take);
   if (take < left) /* two ranges hold chunks now; all of them moved: still one */
     atomic_fetch_add_explicit(&ws->ranges_left, 1, memory_order_relaxed);
   lite_sched_unlock(&range->lock);
 
   lite_sched_lock(&mine->lock);
-  mine->lo = hi - take;
-  mine->hi = hi;
+  set_lo(mine, hi - take);
+  set_hi(mine, hi);
   lite_sched_unlock(&mine->lock);
   atomic_fetch_add_explicit(&ws->stolen, 1, memory_order_relaxed);
   lite_prof_steal();
@@ -160,7 +186,7 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
     lite_sched_lock(&mine->lock);
     range_prepare(ws, mine, id);
     if (mine->hi == nchunks && mine->lo < mine->hi) {
-      mine->hi--;
+      set_hi(mine, mine->hi - 1);
       mine->final_chunk = FINAL_HELD;
       if (mine->lo == mine->hi)
         range_emptied(ws);
@@ -177,6 +203,7 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
     /* Nearest first: by the topology where it is known (affinity/bind.c), else by member
        number: id+1, id-1, id+2, id-2, ... */
     unsigned n = ws->nthreads;
+    uint32_t ticket = (uint32_t)atomic_load_explicit(&ws->ticket, memory_order_relaxed);
     const unsigned *near = nearest_members(n);
     bool stole = false;
     for (unsigned d = 1; d < n && !stole; d++) {
@@ -185,7 +212,7 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
       unsigned victim = near != NULL ? near[d - 1]
                         : d % 2     ? (id + (d + 1) / 2) % n
                                     : (id + n - (d / 2) % n) % n;
-      if (victim != id)
+      if (victim != id && !looks_empty(&ws->ranges[victim], ticket))
         stole = steal_from(ws, victim, mine);
     }
     if (stole)
