@@ -12,9 +12,9 @@
    offered yet), it offers the upper half of the tasks it has not run, as one task (a range) in
    its queue, and a member that takes a range runs it the same way. So a taskloop makes about
    one task per steal, not one per grain: `taskloop grainsize(1)` over 10^7 iterations, 2
-   threads, made 10^7 tasks, 700 ns each (6.6-7.1 s in issue 38; libgomp 0.08-0.19 s, which runs
-   them all undeferred on the encountering thread once there are more than 64 per thread, LLVM
-   1.9 s). Each task still runs alone, with its own bounds and its own copy of the data, so the
+   threads, made 10^7 tasks, 250-700 ns each (2.5-7.1 s; issue 38); now a few hundred, 0.05-0.08
+   s (libgomp 0.07-0.08 s, which runs them all undeferred on the encountering thread once there
+   are more than 64 per thread; LLVM 1.9 s). Each task still runs alone, with its own bounds and its own copy of the data, so the
    grainsize and num_tasks contract, firstprivate, lastprivate (the task with the last iteration
    ends at the loop's own end) and in_reduction hold as before. */
 #include "internal.h"
