@@ -754,10 +754,12 @@ static void taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val, u
       lite_taskloop_plan(&k->l, trip, false, false, sched == 2 ? grainsize : 0);
     lite_taskloop_run(&k->l);
   }
-  if (trip == 0 || !nogroup)
-    task_release(ph); /* the pattern never runs; with nogroup, free_loop releases it */
   if (!nogroup)
     __kmpc_end_taskgroup(loc, gtid);
+  /* The pattern never runs. Its copies are made as the tasks run, up to the taskgroup's end;
+     with nogroup, free_loop releases it after the last. */
+  if (trip == 0 || !nogroup)
+    task_release(ph);
 }
 
 KMPC_EXPORT void __kmpc_taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val,
