@@ -1,6 +1,6 @@
 /* taskbench: the cost of explicit tasks, side by side under every runtime.
 
-   Eleven rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full
+   Twelve rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full
    table), each in microseconds per operation, the unit named by --list:
 
      task-create     us/task       one thread (single) creates N empty tasks, then taskwait
@@ -24,6 +24,9 @@
      uts             us/node       an unbalanced tree search: one task per node, a node's
                                    children (0, 2 or 3) from a hash of its id, no taskwait below
                                    a taskgroup around the 64 roots (the # line gives the nodes)
+     taskloop-g1     us/taskloop   one thread runs `taskloop grainsize(1)` over G iterations
+                                   (--g1-iters, default 10^7) of a[i]++: one task per iteration
+                                   (issue 38; the closing table is at 10^7)
 
    Every test is one parallel region around `reps` operations, so that no barrier or fork sits
    between two operations: in the one-creator rows a single `single` holds the whole loop of reps,
@@ -74,6 +77,7 @@ static int fib_cutoff = 18;   /* ... and the n below which fib runs serially */
 static long chain_len = 64;   /* task-dep-chain: tasks per chain (one taskwait each) */
 static long loop_iters = 1024; /* taskloop: iterations */
 static long group_tasks = 16; /* taskgroup: tasks per taskgroup */
+static long g1_iters = 10000000; /* taskloop-g1: iterations, one a task */
 static int nthreads;          /* omp_get_max_threads() */
 
 static int fail(const char *name, const char *what)
@@ -509,6 +513,38 @@ static long run_uts(long reps)
   return total;
 }
 
+/* taskloop-g1: taskloop grainsize(1) over g1_a[0..g1_iters), one task per iteration; each
+   iteration counts itself on its thread. The timed run checks the count; the verification pass
+   also checks every element after each taskloop. */
+static unsigned char *g1_a;
+
+static long run_taskloop_g1(long reps, long *check)
+{
+  long m = g1_iters, total = 0;
+  unsigned char *a = g1_a;
+  memset(a, 0, (size_t)m);
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      creator = omp_get_thread_num();
+      for (long j = 0; j < reps; j++) {
+#pragma omp taskloop grainsize(1)
+        for (long i = 0; i < m; i++) {
+          a[i]++;
+          task_count++;
+        }
+        if (check)
+          for (long i = 0; i < m; i++)
+            if (a[i] != (unsigned char)(j + 1))
+              (*check)++;
+      }
+    }
+    gather(&total);
+  }
+  return total;
+}
+
 /* ============================================================================ the row table */
 
 struct row {
@@ -695,6 +731,22 @@ static int verify_tree_node(void) { return test_tree_node(2); }
 static int verify_master_busy(void) { return test_master_busy(5); }
 static int verify_uts(void) { return test_uts(1); }
 
+static int test_taskloop_g1(long reps)
+{
+  return run_taskloop_g1(reps, NULL) != reps * g1_iters
+             ? fail("taskloop-g1", "the threads ran a wrong number of iterations")
+             : 0;
+}
+
+static int verify_taskloop_g1(void)
+{
+  long check = 0;
+  if (run_taskloop_g1(2, &check) != 2 * g1_iters)
+    return fail("taskloop-g1", "the threads ran a wrong number of iterations");
+  return check ? fail("taskloop-g1", "the taskloop ended before all its iterations had run once")
+               : 0;
+}
+
 static const struct row rows[] = {
     {"task-create", "us/task", ops_tasks, test_create, verify_create, 1},
     {"task-all", "us/task", ops_tasks, test_all, verify_all, 0},
@@ -707,6 +759,7 @@ static const struct row rows[] = {
     {"tree-node", "us/task", ops_tree, test_tree_node, verify_tree_node, 1},
     {"master-busy", "us/task", ops_tasks, test_master_busy, verify_master_busy, 1},
     {"uts", "us/node", ops_uts, test_uts, verify_uts, 1},
+    {"taskloop-g1", "us/taskloop", ops_reps, test_taskloop_g1, verify_taskloop_g1, 1},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -805,6 +858,7 @@ static void usage(FILE *f)
           "      --chain N           task-dep-chain: tasks per chain (default 64)\n"
           "      --loop-iters M      taskloop: iterations (default 1024)\n"
           "      --group-tasks K     taskgroup: tasks per taskgroup (default 16)\n"
+          "      --g1-iters G        taskloop-g1: iterations (default 10000000)\n"
           "      --list              print every row and its unit, and exit\n"
           "      --probe             print the runtime, verify the rows, time nothing\n"
           "The team size comes from OMP_NUM_THREADS.\n",
@@ -857,6 +911,8 @@ int main(int argc, char **argv)
       loop_iters = bench_parse_long(v, 1, 1L << 24, a);
     else if (!strcmp(a, "--group-tasks"))
       group_tasks = bench_parse_long(v, 1, 1L << 20, a);
+    else if (!strcmp(a, "--g1-iters"))
+      g1_iters = bench_parse_long(v, 1, 1L << 30, a);
     else {
       usage(stderr);
       return 2;
@@ -874,15 +930,17 @@ int main(int argc, char **argv)
   fib_expect = fib_serial(fib_n);
   printf("# uts nodes %ld tree_depth %d tree_tasks %ld\n", uts_nodes(), tree_depth, tree_tasks());
   loop_a = malloc(sizeof *loop_a * (size_t)loop_iters);
-  if (!loop_a) {
+  g1_a = malloc((size_t)g1_iters);
+  if (!loop_a || !g1_a) {
     fprintf(stderr, "taskbench: out of memory\n");
     return 1;
   }
   bench_print_runtime();
   printf("threads %d\n", nthreads);
   printf("# samples %d target_us %.0f tasks %ld fib_n %d fib_cutoff %d chain %ld loop_iters %ld "
-         "group_tasks %ld\n",
-         samples, target_us, ntasks, fib_n, fib_cutoff, chain_len, loop_iters, group_tasks);
+         "group_tasks %ld g1_iters %ld\n",
+         samples, target_us, ntasks, fib_n, fib_cutoff, chain_len, loop_iters, group_tasks,
+         g1_iters);
   fflush(stdout);
 
   int status = team_ok();
@@ -899,5 +957,6 @@ int main(int argc, char **argv)
   if (probe && !status)
     printf("probe ok\n");
   free(loop_a);
+  free(g1_a);
   return status;
 }

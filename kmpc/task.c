@@ -660,23 +660,54 @@ KMPC_EXPORT void __kmpc_task_reduction_modifier_fini(ident_t *loc, int gtid, int
 
 /* ---------------------------------------------------------------- taskloop */
 
-/* A copy of the pattern task for one chunk: the whole block (private copies and shared
-   pointers), its shareds pointer moved to its own block, then the compiler's task_dup for
-   firstprivate copy construction and the lastprivate flag. */
-static kmp_task_t *task_copy(kmp_task_t *pattern, void (*task_dup)(kmp_task_t *, kmp_task_t *, int),
-                             int last)
+/* A taskloop of clang's, on the engine gcc's taskloop runs on (libomp-lite/taskloop.c): each
+   task, when it runs, a copy of the pattern task (the whole block: private copies and shared
+   pointers, its shareds pointer moved to its own copy) on the runner's scratch block, then the
+   compiler's task_dup for firstprivate copy construction and the lastprivate flag, its bounds,
+   and its routine, as run_task runs a task. Before, every chunk was a task block made up front
+   and queued (10^7 of them for grainsize(1) over 10^7 iterations). */
+struct kmpc_loop {
+  struct lite_taskloop l;
+  kmp_task_t *pattern;
+  void (*task_dup)(kmp_task_t *, kmp_task_t *, int);
+  struct kmpc_taskgroup *group; /* its tasks' taskgroup (current_group while they run) */
+  size_t lb_off, ub_off;        /* where the pattern keeps its bounds */
+  uint64_t lo;
+  int64_t st;
+};
+
+static void run_loop_task(struct lite_taskloop *l, void *copy, uint64_t first, uint64_t count,
+                          bool last)
 {
-  struct kmpc_task *ph = header_of(pattern);
-  kmp_task_t *t = task_alloc(ph->flags, ph->task_size, ph->shareds_size, pattern->routine);
-  memcpy(t, pattern, ph->task_size);
+  const struct kmpc_loop *k = (const struct kmpc_loop *)l;
+  struct kmpc_task *ph = header_of(k->pattern);
+  struct kmpc_task *h = copy;
+  memcpy(h, ph, TASK_OFFSET + ph->task_size);
+  kmp_task_t *t = task_of(h);
   if (ph->shareds_size > 0) {
-    void *shareds = (char *)header_of(t) + shareds_offset(ph->task_size);
-    memcpy(shareds, pattern->shareds, ph->shareds_size);
+    void *shareds = (char *)h + shareds_offset(ph->task_size);
+    memcpy(shareds, k->pattern->shareds, ph->shareds_size);
     t->shareds = shareds;
   }
-  if (task_dup != NULL)
-    task_dup(t, pattern, last);
-  return t;
+  if (k->task_dup != NULL)
+    k->task_dup(t, k->pattern, last);
+  *(uint64_t *)((char *)t + k->lb_off) = k->lo + first * (uint64_t)k->st;
+  *(uint64_t *)((char *)t + k->ub_off) = k->lo + (first + count - 1) * (uint64_t)k->st;
+  int32_t gtid = lite_kmpc_gtid();
+  struct kmpc_taskgroup *saved = current_group;
+  current_group = k->group;
+  t->routine(gtid, t);
+  if (h->flags & KMPC_TASK_DESTRUCTORS)
+    t->data1.destructors(gtid, t);
+  current_group = saved;
+}
+
+/* nogroup: the last task to end frees the pattern and the loop. */
+static void free_loop(struct lite_taskloop *l)
+{
+  struct kmpc_loop *k = (struct kmpc_loop *)l;
+  task_release(header_of(k->pattern));
+  free(k);
 }
 
 static void taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val, uint64_t *lb,
@@ -692,45 +723,43 @@ static void taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val, u
     trip = ((uint64_t)lo - (uint64_t)hi) / (uint64_t)-st + 1;
   if (!nogroup)
     __kmpc_taskgroup(loc, gtid);
+  struct kmpc_task *ph = header_of(task);
+  struct kmpc_loop local, *k = &local;
+  if (trip > 0 && nogroup && (k = malloc(sizeof *k)) == NULL)
+    lite_fatal("out of memory for a taskloop");
   if (trip > 0) {
+    *k = (struct kmpc_loop){
+        .l = {.run = run_loop_task,
+              .release = free_loop,
+              .copy_size = shareds_offset(ph->task_size) + ph->shareds_size,
+              .copy_align = 16,
+              .deferred = if_val != 0,
+              .final = (ph->flags & KMPC_TASK_FINAL) != 0,
+              .nogroup = nogroup != 0,
+              .flags = (ph->flags & KMPC_TASK_TIED) ? 0 : GOMP_UNTIED,
+              .priority = (ph->flags & KMPC_TASK_PRIORITY) ? task->data2.priority : 0,
+              .site = site},
+        .pattern = task,
+        .task_dup = task_dup,
+        .group = current_group,
+        .lb_off = (size_t)((char *)lb - (char *)task),
+        .ub_off = (size_t)((char *)ub - (char *)task),
+        .lo = (uint64_t)lo,
+        .st = st};
     /* num_tasks and grainsize as OpenMP 5.2 section 12.6 sets them; neither: one per team
        member, as gcc's taskloop makes. */
-    uint64_t ntasks, chunk = 0, extra = 0;
-    if (sched == 1 && grainsize > 0) {
-      if (strict) {
-        chunk = grainsize;
-        ntasks = (trip + grainsize - 1) / grainsize;
-      } else {
-        ntasks = trip / grainsize > 0 ? trip / grainsize : 1;
-      }
-    } else if (sched == 2 && grainsize > 0) {
-      ntasks = grainsize < trip ? grainsize : trip;
-    } else {
-      uint64_t nth = (uint64_t)omp_get_num_threads();
-      ntasks = nth < trip ? nth : trip;
-    }
-    if (chunk == 0) {
-      chunk = trip / ntasks;
-      extra = trip % ntasks;
-    }
-    size_t lb_off = (size_t)((char *)lb - (char *)task);
-    size_t ub_off = (size_t)((char *)ub - (char *)task);
-    uint64_t first = 0;
-    for (uint64_t k = 0; k < ntasks; k++) {
-      uint64_t n = chunk + (k < extra);
-      if (first + n > trip)
-        n = trip - first;
-      bool last = first + n == trip;
-      kmp_task_t *t = task_copy(task, task_dup, last);
-      *(uint64_t *)((char *)t + lb_off) = (uint64_t)lo + first * (uint64_t)st;
-      *(uint64_t *)((char *)t + ub_off) = (uint64_t)lo + (first + n - 1) * (uint64_t)st;
-      submit(header_of(t), if_val != 0, NULL, site);
-      first += n;
-    }
+    if (sched == 1 && grainsize > 0)
+      lite_taskloop_plan(&k->l, trip, true, strict, grainsize);
+    else
+      lite_taskloop_plan(&k->l, trip, false, false, sched == 2 ? grainsize : 0);
+    lite_taskloop_run(&k->l);
   }
-  task_release(header_of(task)); /* the pattern never runs */
   if (!nogroup)
     __kmpc_end_taskgroup(loc, gtid);
+  /* The pattern never runs. Its copies are made as the tasks run, up to the taskgroup's end;
+     with nogroup, free_loop releases it after the last. */
+  if (trip == 0 || !nogroup)
+    task_release(ph);
 }
 
 KMPC_EXPORT void __kmpc_taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val,

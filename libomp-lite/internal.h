@@ -786,6 +786,28 @@ struct lite_block_home {
 void *lite_task_block_get(size_t size, struct lite_block_home *where);
 void lite_task_block_put(void *block, const struct lite_block_home *where);
 
+/* taskloop.c: a taskloop's tasks, for GOMP_taskloop and __kmpc_taskloop (kmpc/task.c). The
+   caller fills it, plans the split (lite_taskloop_plan), and calls lite_taskloop_run inside the
+   construct's taskgroup; with nogroup, l must be on the heap: the last of its tasks to end calls
+   release, maybe after lite_taskloop_run returned. run runs one task, iterations [first, first +
+   count) of n (last: it has the last one), on copy: copy_size bytes aligned to copy_align, for
+   the task's own data, which run fills from the construct's. */
+struct lite_taskloop {
+  void (*run)(struct lite_taskloop *l, void *copy, uint64_t first, uint64_t count, bool last);
+  void (*release)(struct lite_taskloop *l);
+  size_t copy_size, copy_align;
+  uint64_t n, ntasks, base, extra;   /* lite_taskloop_plan's */
+  bool deferred;                     /* the if clause: false runs every task on the caller */
+  bool final, nogroup;
+  unsigned flags;                    /* GOMP_task's flags for the tasks (untied) */
+  int priority;
+  const void *site;                  /* the construct's call site, for the profile */
+  _Atomic unsigned refs;             /* nogroup: the tasks still to end, and the construct */
+};
+void lite_taskloop_plan(struct lite_taskloop *l, uint64_t n, bool grainsize, bool strict,
+                        uint64_t value);
+void lite_taskloop_run(struct lite_taskloop *l);
+
 struct lite_included {
   struct lite_task *task, *saved_task;
   struct lite_icv saved_icv;

@@ -176,6 +176,26 @@ case_stops() {
 
 lite_route() { [ "$route" != stock ]; }
 
+# case_task_ops MAX [VAR=VALUE...] PROGRAM [ARG...]: the program must exit 0, and libomp-lite's
+# OMPLITE_TASK_COUNTERS line on its stderr must count at most MAX task operations (a task's
+# creation, start and completion: three a queued task).
+case_task_ops() {
+    local max=$1
+    shift
+    case_run OMPLITE_TASK_COUNTERS=1 "$@"
+    local ops
+    ops=$(sed -n 's/^# libomp-lite task counters: \([0-9]*\) task operations.*/\1/p' "$CASE_ERR")
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ -z "$ops" ]; then
+        case_fail "no task counters line on stderr"
+    elif [ "$ops" -gt "$max" ]; then
+        case_fail "$ops task operations, expected at most $max"
+    else
+        case_pass
+    fi
+}
+
 # ---- the tests: each a list of cases ----
 
 t_parallel_basics() {
@@ -383,8 +403,9 @@ libgomp: error directive encountered"
 # the region to end), late_help_nested (the same in two inner teams at once, from nested pools)
 # and all_memory (omp_all_memory as gcc 13 passes it, a null address:
 # stock libgomp 12 takes that for an ordinary address), priority (a member's queued tasks run
-# highest priority first; it needs OMP_MAX_TASK_PRIORITY), and idle_memory (an idle team gives
-# back the memory of the tasks its workers ran).
+# highest priority first; it needs OMP_MAX_TASK_PRIORITY), idle_memory (an idle team gives
+# back the memory of the tasks its workers ran), and taskloop_grains (small grains over many
+# iterations, also counted: far fewer tasks made than grains).
 t_tasks() {
     local n
     for n in 1 2 3 4 8; do
@@ -435,6 +456,17 @@ t_tasks() {
     # Workers that ran others' tasks give the tasks' memory back once idle.
     case_ok tasks idle_memory
     case_ok OMP_WAIT_POLICY=passive tasks idle_memory
+    # taskloop with small grains (issue 38): the contract over 2.3 million grains; and libomp-lite
+    # makes far fewer tasks than grains (before: three task operations a grain, 7 million; now
+    # about one range task a steal, under a thousand).
+    for n in 1 2 4 8; do
+        case_ok OMP_NUM_THREADS=$n tasks taskloop_grains
+    done
+    if lite_route; then
+        for n in 2 8; do
+            case_task_ops 20000 OMP_NUM_THREADS=$n tasks taskloop_grains
+        done
+    fi
 }
 
 # Target and teams on the host, there being no offload device: the same checks with 1, 2 and 4

@@ -12,8 +12,8 @@
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
                             nested orphan tied throttle steal dep_release, run without PART; and
                             all_memory idle late_group late_help late_help_nested detach_solo
-                            priority idle_memory, run only when named (each a case of its own in
-                            run-routes.sh).
+                            priority idle_memory taskloop_grains, run only when named (each a
+                            case of its own in run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
 #include "lite_check.h"
@@ -1201,6 +1201,171 @@ static void part_taskloop(void)
     LITE_EXPECT(threads >= 1, "no team");
 }
 
+/* ------------------------------------------------------------------------- taskloop_grains */
+
+/* Small grains over many iterations (issue 38): every iteration once, in tasks of the sizes the
+   clause gives (firstprivate `first` marks a task's first iteration, gl_len[first] counts its
+   iterations), lastprivate from the task with the last iteration, a reduction, nogroup then
+   taskwait, and grains that make tasks of their own. run-routes.sh runs it once more with
+   OMPLITE_TASK_COUNTERS=1 and checks that libomp-lite made far fewer tasks than grains (each
+   grain a task of its own, run one after another, not a descriptor queued per grain). */
+enum { GL_N = 200000, GL_BIG = 1000000 };
+static int gl_len[GL_N];
+static unsigned char gl_hits[GL_N];
+
+static void gl_reset(void)
+{
+    memset(gl_len, 0, sizeof gl_len);
+    memset(gl_hits, 0, sizeof gl_hits);
+}
+
+/* As tl_check, for GL_N: returns the number of tasks. */
+static int gl_check(const char *what, int n, int lo, int hi, int last_lo)
+{
+    for (int k = 0; k < n; k++)
+        if (gl_hits[k] != 1)
+            lite_fail("%s: iteration %d ran %d times", what, k, gl_hits[k]);
+    int tasks = 0;
+    for (int k = 0; k < n;) {
+        int len = gl_len[k];
+        if (len <= 0)
+            lite_fail("%s: no task starts at iteration %d, right after the last one ended", what,
+                      k);
+        for (int j = k + 1; j < k + len && j < n; j++)
+            if (gl_len[j] != 0)
+                lite_fail("%s: the task from iteration %d ran %d iterations, but another starts "
+                          "at %d", what, k, len, j);
+        int min = k + len >= n ? last_lo : lo;
+        if (len < min || len > hi)
+            lite_fail("%s: the task from iteration %d ran %d iterations, expected %d to %d",
+                      what, k, len, min, hi);
+        k += len;
+        tasks++;
+    }
+    return tasks;
+}
+
+static void gl_record(long first, long i)
+{
+    __atomic_fetch_add(&gl_len[first], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&gl_hits[i], 1, __ATOMIC_RELAXED);
+}
+
+static void part_taskloop_grains(void)
+{
+#pragma omp parallel
+#pragma omp single
+    {
+        static const int grains[] = {1, 3, 7};
+        for (unsigned q = 0; q < sizeof grains / sizeof grains[0]; q++) {
+            int g = grains[q];
+            gl_reset();
+            long first = -1;
+#pragma omp taskloop grainsize(g) firstprivate(first)
+            for (long i = 0; i < GL_N; i++) {
+                if (first < 0)
+                    first = i;
+                gl_record(first, i);
+            }
+            int tasks = gl_check("taskloop grainsize(g)", GL_N, g, 2 * g - 1, g);
+            LITE_EXPECT(tasks == GL_N / g, "taskloop grainsize(%d) over %d: %d tasks, expected "
+                        "%d", g, GL_N, tasks, GL_N / g);
+        }
+        gl_reset();
+        long first = -1;
+#pragma omp taskloop grainsize(strict: 3) firstprivate(first)
+        for (long i = 0; i < GL_N - 1; i++) {
+            if (first < 0)
+                first = i;
+            gl_record(first, i);
+        }
+        int tasks = gl_check("taskloop grainsize(strict: 3)", GL_N - 1, 3, 3, (GL_N - 1) % 3);
+        LITE_EXPECT(tasks == (GL_N - 1) / 3 + 1, "taskloop grainsize(strict: 3): %d tasks", tasks);
+
+        static const int ks[] = {1, 3, 1000, GL_N - 1, GL_N + 5};
+        for (unsigned q = 0; q < sizeof ks / sizeof ks[0]; q++) {
+            int k = ks[q];
+            gl_reset();
+            first = -1;
+#pragma omp taskloop num_tasks(k) firstprivate(first)
+            for (long i = 0; i < GL_N; i++) {
+                if (first < 0)
+                    first = i;
+                gl_record(first, i);
+            }
+            int want = k < GL_N ? k : GL_N;
+            tasks = gl_check("taskloop num_tasks(k)", GL_N, GL_N / want, GL_N / want + 1,
+                             GL_N / want);
+            LITE_EXPECT(tasks == want, "taskloop num_tasks(%d) over %d: %d tasks", k, GL_N, tasks);
+        }
+
+        /* lastprivate and a reduction over a million grains of one iteration. */
+        long last = -1, sum = 0, li;
+#pragma omp taskloop grainsize(1) lastprivate(last, li) reduction(+: sum)
+        for (li = 0; li < GL_BIG; li++) {
+            last = li * 3;
+            sum += li;
+        }
+        LITE_EXPECT(last == 3L * (GL_BIG - 1) && li == GL_BIG, "taskloop grainsize(1) "
+                    "lastprivate: last %ld, i %ld", last, li);
+        LITE_EXPECT(sum == (long)GL_BIG * (GL_BIG - 1) / 2, "taskloop grainsize(1) reduction: "
+                    "%ld", sum);
+
+        /* Downwards, unsigned long long, grainsize 7: the last task ends at the loop's end. */
+        unsigned long long ulast = 0, u;
+        long usum = 0;
+#pragma omp taskloop grainsize(7) lastprivate(ulast, u) reduction(+: usum)
+        for (u = 3ull * GL_N; u > 0; u -= 3) {
+            ulast = u;
+            usum += 1;
+        }
+        LITE_EXPECT(ulast == 3 && usum == GL_N, "taskloop unsigned long long downwards "
+                    "grainsize(7): last %llu, %ld iterations", ulast, usum);
+
+        /* nogroup: the encountering task's taskwait waits for every grain. */
+        gl_reset();
+        first = -1;
+#pragma omp taskloop nogroup grainsize(1) firstprivate(first)
+        for (long i = 0; i < GL_N; i++) {
+            if (first < 0)
+                first = i;
+            gl_record(first, i);
+        }
+#pragma omp taskwait
+        gl_check("taskloop nogroup grainsize(1) then taskwait", GL_N, 1, 1, 1);
+
+        /* Grains that make tasks: the taskloop's taskgroup waits for them too. */
+        int grand = 0;
+#pragma omp taskloop grainsize(1) shared(grand)
+        for (long i = 0; i < GL_N; i++) {
+            if (i % 997 == 0) {
+#pragma omp task shared(grand)
+                inc(&grand);
+            }
+        }
+        LITE_EXPECT(load(&grand) == (GL_N + 996) / 997, "taskloop grainsize(1) ended with %d "
+                    "of the %d tasks its grains made done", load(&grand), (GL_N + 996) / 997);
+
+        /* if(0) and final: every grain still a task of its own, each in final. */
+        gl_reset();
+        first = -1;
+        int not_final = 0;
+#pragma omp taskloop grainsize(1) firstprivate(first) if(0)
+        for (long i = 0; i < 1000; i++) {
+            if (first < 0)
+                first = i;
+            gl_record(first, i);
+        }
+        gl_check("taskloop grainsize(1) if(0)", 1000, 1, 1, 1);
+#pragma omp taskloop grainsize(2) final(1) shared(not_final)
+        for (long i = 0; i < 1000; i++)
+            if (!omp_in_final())
+                inc(&not_final);
+        LITE_EXPECT(not_final == 0, "taskloop final(1): %d iterations not in a final task",
+                    not_final);
+    }
+}
+
 /* ----------------------------------------------------------------------------------- cancel */
 
 static int c_gate __attribute__((unused));  /* named by depend clauses only */
@@ -1940,6 +2105,7 @@ static const struct part parts[] = {
     {"late_help_nested", part_late_help_nested, 0}, {"detach_solo", part_detach_solo, 0},
     {"steal", part_steal, 1},        {"dep_release", part_dep_release, 1},
     {"priority", part_priority, 0},  {"idle_memory", part_idle_memory, 0},
+    {"taskloop_grains", part_taskloop_grains, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
