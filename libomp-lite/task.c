@@ -1101,20 +1101,52 @@ void lite_task_included_end(struct lite_included *inc)
     free(inc->task);
 }
 
-/* The throttle: when the creator's own queue already holds THROTTLE_PER_MEMBER ready tasks for
-   each member of the team, a new task without depend clauses or detach runs at once on its
-   creator, undeferred, as a task that is not required to be deferred may (OpenMP 5.2 §12.1:
-   whether a task is deferred is up to the implementation unless its if clause is false).
-   Every member then has enough queued work to stay busy while the creator runs one, and the
-   creator stops paying for a queue entry and a wake-up for tasks nobody else is free to take.
-   libgomp runs the same test on its team's one queue (team->task_count > 64 * nthreads): with
-   one creator, as in most programs, the two defer the same tasks. The length is read without
-   the lock: a stale value only moves the moment the throttle starts or stops. */
+/* The throttle: when the creator's own queue already holds enough ready tasks for each member
+   of the team, a new task without depend clauses or detach runs at once on its creator,
+   undeferred, as a task that is not required to be deferred may (OpenMP 5.2 §12.1: whether a
+   task is deferred is up to the implementation unless its if clause is false). Every member
+   then has queued work to take while the creator runs it, and the creator stops paying for a
+   block, a queue entry and a wake-up for tasks nobody else is free to take (an undeferred task
+   costs a few ns, a deferred one 60-100: run_included). Enough is:
+   - for a task made by an implicit task (a loop or a single that feeds the team),
+     THROTTLE_PER_MEMBER, libgomp's bound on its team's one queue (team->task_count > 64 *
+     nthreads): with one creator, as in most programs, the two defer the same tasks, and a
+     creator whose tasks vary in size leaves the others plenty to balance with;
+   - for a task made by an explicit task (nested and recursive shapes: a task that makes tasks,
+     and often waits for them), NESTED_THROTTLE_PER_MEMBER: work-first below that, as its
+     children then run depth-first on their creator, while the older tasks in the queue, the
+     ones nearer the root of a tree and the larger, stay for the thieves, which take half of a
+     queue longer than two at once (task_queue.c). Measured at 2 threads (taskbench, medians of
+     15 samples, us a task, 64 -> 8 -> 4 -> 2 per member; libgomp, LLVM): task-nested 0.171 ->
+     0.074 -> 0.047 -> 0.033 (0.60, 0.51); tree-leaf 0.062 -> 0.092 -> 0.093 -> 0.034 (0.49,
+     0.40); tree-node 0.065 -> 0.118 -> 0.106 -> 0.037 (0.45, 0.35); tree-leaf-for 0.133 ->
+     0.0098 -> 0.0102 -> 0.0099 (0.0071, 0.62); uts 0.267 -> 0.040 -> 0.036 -> 0.025 (0.73,
+     0.57), with 40-54 % of the trees' and uts's tasks still run by the other member at 2, as
+     at 64. Bounds of 8 or 4 tasks per member let the queue grow just enough for a thief to
+     halve it, and the two members then took turns stealing the tree's tasks back and forth.
+     A flat creator at 2 per member instead of 64 gained little (task-create 0.30 -> 0.29,
+     master-busy 0.27 -> 0.29, task-all 0.22 -> 0.28: within the spread) and is not worth
+     libgomp's slack.
+   The length is read without the lock: a stale value only moves the moment the throttle starts
+   or stops. */
 #define THROTTLE_PER_MEMBER 64
+#define NESTED_THROTTLE_PER_MEMBER 2
 
-static bool throttled(struct lite_thread *thr, struct lite_tasks *q)
+static inline bool throttled(struct lite_thread *thr, const struct lite_task *parent)
 {
-  return lite_tq_length(q, thr->id) > THROTTLE_PER_MEMBER * thr->team->nthreads;
+  unsigned per_member = parent->implicit ? THROTTLE_PER_MEMBER : NESTED_THROTTLE_PER_MEMBER;
+  return lite_tq_length(&thr->team->tasks, thr->id) > per_member * thr->team->nthreads;
+}
+
+/* Whether a task without depend or detach runs at once on its creator: it is undeferred, or no
+   other thread could run it (a team of one, or no region), or the throttle says so. */
+static inline bool runs_at_once(struct lite_thread *thr, const struct lite_task *parent,
+                                bool if_clause)
+{
+  if (!if_clause || parent->final)
+    return true;
+  struct lite_team *team = thr->team;
+  return team == NULL || team->pool == NULL || throttled(thr, parent);
 }
 
 static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
@@ -1139,7 +1171,8 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   bool solo = thr->team == NULL || thr->team->pool == NULL;
   unsigned ndeps = (flags & TASK_FLAG_DEPEND) ? count_deps(depend) : 0;
   bool final = (flags & TASK_FLAG_FINAL) || parent->final;
-  if (!undeferred && !solo && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && throttled(thr, q))
+  if (!undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) &&
+      runs_at_once(thr, parent, if_clause))
     undeferred = true;
   if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && prepare == NULL) {
     if (cpyfn == NULL)
@@ -1210,18 +1243,19 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     run_task(thr, t);
 }
 
-/* if(0), or inside a final task, with nothing that needs lite_task_create (dependences, detach, a
-   copy constructor, cancellation, the profile) runs here, before lite_task_create's prologue and
-   its ten arguments, and inlined: 5.3 -> 3.8 ns a task (as measured above). */
+/* A task that runs at once (if(0), inside a final task, throttled, in a team of one) with nothing
+   that needs lite_task_create (dependences, detach, a copy constructor, cancellation, the
+   profile) runs here, before lite_task_create's prologue and its ten arguments, and inlined:
+   5.3 -> 3.8 ns an if(0) task (as measured at run_included); a throttled one in taskbench
+   tree-leaf-for, at 2 threads, 0.0099 -> 0.0072 us a task (libgomp 0.0072). */
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach)
 {
   struct lite_thread *thr = lite_self_tls;
   struct lite_task *parent = thr != NULL ? thr->task : NULL;
-  if (parent != NULL && (!if_clause || parent->final) &&
-      !(flags & (TASK_FLAG_DEPEND | TASK_FLAG_DETACH)) && cpyfn == NULL &&
-      !lite_env.cancellation && !lite_prof_on()) {
+  if (parent != NULL && !(flags & (TASK_FLAG_DEPEND | TASK_FLAG_DETACH)) && cpyfn == NULL &&
+      !lite_env.cancellation && !lite_prof_on() && runs_at_once(thr, parent, if_clause)) {
     run_included(thr, parent, fn, data, (flags & TASK_FLAG_FINAL) || parent->final, NULL);
     return;
   }
