@@ -1,6 +1,6 @@
 /* taskbench: the cost of explicit tasks, side by side under every runtime.
 
-   Twelve rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full
+   Sixteen rows (bench/run-bench runs one row per process; docs/benchmarks.md has the full
    table), each in microseconds per operation, the unit named by --list:
 
      task-create     us/task       one thread (single) creates N empty tasks, then taskwait
@@ -24,6 +24,21 @@
      uts             us/node       an unbalanced tree search: one task per node, a node's
                                    children (0, 2 or 3) from a hash of its id, no taskwait below
                                    a taskgroup around the 64 roots (the # line gives the nodes)
+   and the fine-grained shapes of EPCC's taskbench that the rows above lack (issue 38):
+     task-if0        us/task       every thread creates N `task if(c)` with c false at run time
+                                   (undeferred: run at once by their creator), per task of one
+                                   thread; the serial_us line gives the same loop with a bare
+                                   indirect call instead of the task, on one thread
+     task-nested-1   us/task       every thread creates N/2 tasks that each create one empty task
+                                   and wait for it, then taskwait (every task counted, per thread)
+     tree-leaf-for   us/task       a `for` over nthreads x reps iterations inside `parallel`, each
+                                   making a binary tree of tasks 6 levels deep (63 tasks; a task
+                                   makes its two children and does not wait: the `for`'s barrier
+                                   does), 20 iterations of work at each of the 64 leaves, run by
+                                   the tasks of the last level; per task of the whole team
+     tree-node-for   us/task       the same with the work in every task (after its children are
+                                   made), and none at the leaves
+   and taskloop with small grains (issue 38's taskloop bullet):
      taskloop-g1     us/taskloop   one thread runs `taskloop grainsize(1)` over G iterations
                                    (--g1-iters, default 10^7) of a[i]++: one task per iteration
                                    (issue 38; the closing table is at 10^7)
@@ -58,6 +73,8 @@
                                        (not for task-all, where every thread creates)
      construct fib serial_us <us>      the same fib(n) without tasks, on one thread (the
                                        fastest of 5)
+     construct task-if0 serial_us <us> the same loop with a bare indirect call for each task, on
+                                       one thread (the fastest of 5), in us per call
    Lines starting with '#' are information for people. Under libomp-lite with
    OMPLITE_TASK_COUNTERS=1, the runtime adds one at exit, on stderr: its task operations and how
    many of them touched another member's queue or a lock or line shared by the team (issue 24's
@@ -79,6 +96,7 @@ static long loop_iters = 1024; /* taskloop: iterations */
 static long group_tasks = 16; /* taskgroup: tasks per taskgroup */
 static long g1_iters = 10000000; /* taskloop-g1: iterations, one a task */
 static int nthreads;          /* omp_get_max_threads() */
+static volatile int if0_cond; /* task-if0: the if clause, false, read at run time */
 
 static int fail(const char *name, const char *what)
 {
@@ -513,6 +531,133 @@ static long run_uts(long reps)
   return total;
 }
 
+/* task-if0: every thread makes ntasks undeferred tasks per rep; each task copies its iteration
+   to a threadprivate word too, so that the task has data (gcc passes its firstprivate copy in
+   the data block, as a real one would). */
+static long if0_last;
+#pragma omp threadprivate(if0_last)
+
+static long run_if0(long reps)
+{
+  long n = ntasks, total = 0;
+#pragma omp parallel
+  {
+    for (long j = 0; j < reps; j++) {
+      for (long i = 0; i < n; i++) {
+#pragma omp task if(if0_cond) firstprivate(i)
+        {
+          if0_last = i;
+          task_count++;
+        }
+      }
+    }
+#pragma omp barrier
+    gather(&total);
+  }
+  return total;
+}
+
+/* The reference for task-if0: the same body through a bare indirect call, with its data block on
+   the caller's stack, as gcc's outlined task function gets it. */
+struct if0_data {
+  long i;
+};
+
+static __attribute__((noinline)) void if0_body(void *arg)
+{
+  if0_last = ((struct if0_data *)arg)->i;
+  task_count++;
+}
+
+static void (*volatile if0_fn)(void *) = if0_body;
+
+/* the best of 5 times of reps x ntasks calls, in us per call */
+static double if0_call_us(long reps)
+{
+  double best = 1e30;
+  for (int k = 0; k < 5; k++) {
+    double t0 = bench_now();
+    for (long j = 0; j < reps; j++) {
+      void (*fn)(void *) = if0_fn;
+      for (long i = 0; i < ntasks; i++) {
+        struct if0_data d = {i};
+        fn(&d);
+      }
+    }
+    double t = bench_now() - t0;
+    if (t < best)
+      best = t;
+  }
+  task_count = 0;
+  return best / (double)(reps * ntasks) * 1e6;
+}
+
+/* task-nested-1: every thread makes ntasks / 2 tasks per rep, each of which makes one empty task
+   and waits for it (EPCC's nested task test, with one inner task per outer one). */
+static long nested1_outer(void) { return ntasks / 2 > 0 ? ntasks / 2 : 1; }
+
+static long run_nested1(long reps)
+{
+  long n = nested1_outer(), total = 0;
+#pragma omp parallel
+  {
+    for (long j = 0; j < reps; j++) {
+      for (long i = 0; i < n; i++) {
+#pragma omp task
+        {
+#pragma omp task
+          task_count++;
+#pragma omp taskwait
+          task_count++;
+        }
+      }
+#pragma omp taskwait
+    }
+#pragma omp barrier
+    gather(&total);
+  }
+  return total;
+}
+
+/* tree-leaf-for, tree-node-for: EPCC's leaf and branch task trees, made inside a worksharing
+   loop. A task at level d > 0 makes two tasks of level d - 1 and does not wait for them; the
+   tasks of level 0 are not made: their work runs in their parent (at the leaves), or every task
+   works after making its children (at every node). The `for`'s barrier waits for every tree. */
+#define FOR_TREE_DEPTH 6
+
+static void for_tree(int level, int every_node)
+{
+  if (level == 0) {
+    if (!every_node)
+      spin_work(tree_work);
+    return;
+  }
+#pragma omp task
+  {
+    for_tree(level - 1, every_node);
+    for_tree(level - 1, every_node);
+    if (every_node)
+      spin_work(tree_work);
+    task_count++;
+  }
+}
+
+static long for_tree_tasks(void) { return (1L << FOR_TREE_DEPTH) - 1; }
+
+static long run_for_tree(long reps, int every_node)
+{
+  long total = 0;
+  long trees = reps * nthreads;
+#pragma omp parallel
+  {
+#pragma omp for
+    for (long j = 0; j < trees; j++)
+      for_tree(FOR_TREE_DEPTH, every_node);
+    gather(&total);
+  }
+  return total;
+}
+
 /* taskloop-g1: taskloop grainsize(1) over g1_a[0..g1_iters), one task per iteration; each
    iteration counts itself on its thread. The timed run checks the count; the verification pass
    also checks every element after each taskloop. */
@@ -722,6 +867,38 @@ static int test_uts(long reps)
   return run_uts(reps) != ops_uts(reps) ? fail("uts", "a node ran a wrong number of times") : 0;
 }
 
+static long ops_if0(long reps) { return reps * ntasks; }
+static long ops_nested1(long reps) { return reps * nested1_outer() * 2; }
+static long ops_for_tree(long reps) { return reps * nthreads * for_tree_tasks(); }
+
+static int test_if0(long reps)
+{
+  return run_if0(reps) != reps * ntasks * nthreads
+             ? fail("task-if0", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_nested1(long reps)
+{
+  return run_nested1(reps) != ops_nested1(reps) * nthreads
+             ? fail("task-nested-1", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_tree_leaf_for(long reps)
+{
+  return run_for_tree(reps, 0) != ops_for_tree(reps)
+             ? fail("tree-leaf-for", "a task ran a wrong number of times")
+             : 0;
+}
+
+static int test_tree_node_for(long reps)
+{
+  return run_for_tree(reps, 1) != ops_for_tree(reps)
+             ? fail("tree-node-for", "a task ran a wrong number of times")
+             : 0;
+}
+
 /* The taskwait and taskgroup in these rows are checked by the counts: a node or task that ran
    late would be missing from the gather after the region (tasks counted before the single
    ends, the only place the count is read). */
@@ -730,6 +907,10 @@ static int verify_tree_leaf(void) { return test_tree_leaf(2); }
 static int verify_tree_node(void) { return test_tree_node(2); }
 static int verify_master_busy(void) { return test_master_busy(5); }
 static int verify_uts(void) { return test_uts(1); }
+static int verify_if0(void) { return test_if0(3); }
+static int verify_nested1(void) { return test_nested1(3); }
+static int verify_tree_leaf_for(void) { return test_tree_leaf_for(2); }
+static int verify_tree_node_for(void) { return test_tree_node_for(2); }
 
 static int test_taskloop_g1(long reps)
 {
@@ -759,6 +940,10 @@ static const struct row rows[] = {
     {"tree-node", "us/task", ops_tree, test_tree_node, verify_tree_node, 1},
     {"master-busy", "us/task", ops_tasks, test_master_busy, verify_master_busy, 1},
     {"uts", "us/node", ops_uts, test_uts, verify_uts, 1},
+    {"task-if0", "us/task", ops_if0, test_if0, verify_if0, 0},
+    {"task-nested-1", "us/task", ops_nested1, test_nested1, verify_nested1, 0},
+    {"tree-leaf-for", "us/task", ops_for_tree, test_tree_leaf_for, verify_tree_leaf_for, 0},
+    {"tree-node-for", "us/task", ops_for_tree, test_tree_node_for, verify_tree_node_for, 0},
     {"taskloop-g1", "us/taskloop", ops_reps, test_taskloop_g1, verify_taskloop_g1, 1},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -835,6 +1020,8 @@ static int run_row(const struct row *r, int samples, double target_s)
     printf("# construct fib n %d cutoff %d tasks %ld\n", fib_n, fib_cutoff, fib_tasks(fib_n));
     printf("construct fib serial_us %.1f\n", best * 1e6);
   }
+  if (r->test == test_if0)
+    printf("construct task-if0 serial_us %.4f\n", if0_call_us(reps));
   for (int s = 0; s < samples; s++)
     printf("construct %s sample %.4f\n", r->name, test_t[s] / (double)r->ops(reps) * 1e6);
   /* How much of the work the other threads took: empty tasks cost least where the creator runs

@@ -155,7 +155,7 @@ void omp_destroy_allocator(omp_allocator_handle_t allocator) { free(custom(alloc
 
 void omp_set_default_allocator(omp_allocator_handle_t allocator)
 {
-  lite_self()->icv.default_allocator = allocator;
+  lite_icv_for_write(lite_self())->default_allocator = allocator;
 }
 
 omp_allocator_handle_t omp_get_default_allocator(void)

@@ -6,10 +6,11 @@
 #include <limits.h>
 
 static struct lite_icv *icv_of_self(void) { return &lite_self()->icv; }
+static struct lite_icv *icv_to_change(void) { return lite_icv_for_write(lite_self()); }
 
 /* libgomp treats a count below 1 as 1. A count above LITE_MAX_TEAM_THREADS is kept, as libgomp
    keeps it (omp_get_max_threads reports it); the team size is clamped, with a warning, at fork. */
-void omp_set_num_threads(int n) { icv_of_self()->nthreads = n < 1 ? 1u : (unsigned)n; }
+void omp_set_num_threads(int n) { icv_to_change()->nthreads = n < 1 ? 1u : (unsigned)n; }
 
 int omp_get_max_threads(void)
 {
@@ -29,7 +30,7 @@ int omp_get_num_procs(void)
   return (int)lite_os_affinity_cpus();
 }
 
-void omp_set_dynamic(int dynamic) { icv_of_self()->dynamic = dynamic != 0; }
+void omp_set_dynamic(int dynamic) { icv_to_change()->dynamic = dynamic != 0; }
 
 int omp_get_dynamic(void) { return icv_of_self()->dynamic; }
 
@@ -37,7 +38,7 @@ int omp_get_dynamic(void) { return icv_of_self()->dynamic; }
    lowers it to 1 (a value already 0 or 1 stays). */
 void omp_set_nested(int nested)
 {
-  struct lite_icv *icv = icv_of_self();
+  struct lite_icv *icv = icv_to_change();
   if (nested)
     icv->max_active_levels = LITE_MAX_ACTIVE_LEVELS;
   else if (icv->max_active_levels > 1)
@@ -50,7 +51,7 @@ void omp_set_max_active_levels(int levels)
 {
   if (levels < 0)
     return; /* OpenMP: a negative value is ignored */
-  icv_of_self()->max_active_levels =
+  icv_to_change()->max_active_levels =
       (unsigned)levels > LITE_MAX_ACTIVE_LEVELS ? LITE_MAX_ACTIVE_LEVELS : (unsigned)levels;
 }
 
@@ -68,7 +69,7 @@ int omp_get_thread_limit(void)
    an unknown kind is ignored, all as in libgomp. */
 void omp_set_schedule(omp_sched_t kind, int chunk_size)
 {
-  struct lite_icv *icv = icv_of_self();
+  struct lite_icv *icv = icv_to_change();
   switch ((unsigned)kind & ~(unsigned)omp_sched_monotonic) {
   case omp_sched_static:
   case omp_sched_dynamic:
@@ -103,7 +104,7 @@ int omp_get_max_task_priority(void) { return lite_env.max_task_priority; }
 /* libgomp 12 maps a negative device number to 0 (it predates omp_initial_device = -1). */
 void omp_set_default_device(int device)
 {
-  icv_of_self()->default_device = device < 0 ? 0 : device;
+  icv_to_change()->default_device = device < 0 ? 0 : device;
 }
 
 int omp_get_default_device(void) { return icv_of_self()->default_device; }

@@ -177,6 +177,14 @@ struct lite_task {
   bool copied;                        /* its data was copy-constructed (gcc's cpyfn) */
   bool had_children;                  /* it created a task: a pointer to it left this thread */
   bool cached;                        /* a block of LITE_TASK_BLOCK bytes: may go to a cache */
+  /* An undeferred task run on its creator's stack (task.c, run_included): only the fields a
+     running task reads are set, and it becomes a real task (promoted) before it makes one. */
+  bool ephemeral;
+  /* Its ICVs are still its creator's, in the thread's (icv_lazy); or they were changed, and icv
+     holds the creator's to put back at its end (icv_saved): lite_icv_for_write. */
+  bool icv_lazy, icv_saved;
+  struct lite_task *promoted;         /* for an ephemeral task: the real one it became */
+  struct lite_task *origin;           /* for that one: the ephemeral task (lite_task_identity) */
   /* For a cached block made by a member of a pooled team: the maker's queue, where another
      thread that frees the block gives it back (task.c, task memory), and the maker (compared,
      never followed). */
@@ -694,6 +702,8 @@ static inline void lite_task_implicit_init(struct lite_task *t)
   t->implicit = true;
   t->final = false;
   t->had_children = false;
+  t->ephemeral = false;
+  t->icv_lazy = false;
   atomic_store_explicit(&t->kids_made, 0, memory_order_relaxed);
   atomic_store_explicit(&t->kids_queued, 0, memory_order_relaxed);
   atomic_store_explicit(&t->kids_done, 0, memory_order_relaxed);
@@ -712,6 +722,20 @@ static inline struct lite_task *lite_current_task(struct lite_thread *thr)
     thr->task = &thr->root_task;
   }
   return thr->task;
+}
+
+/* thr's data-environment ICVs, for a change: an undeferred task that runs with its creator's
+   ICVs (icv_lazy: it copied none when it started) first keeps a copy of them, which its end puts
+   back (task.c, run_included). */
+static inline struct lite_icv *lite_icv_for_write(struct lite_thread *thr)
+{
+  struct lite_task *t = thr->task;
+  if (t != NULL && lite_unlikely(t->icv_lazy)) {
+    t->icv = thr->icv;
+    t->icv_lazy = false;
+    t->icv_saved = true;
+  }
+  return &thr->icv;
 }
 
 /* The task queue explicit tasks created by thr go to. */
@@ -810,9 +834,11 @@ void lite_taskloop_run(struct lite_taskloop *l);
 
 struct lite_included {
   struct lite_task *task, *saved_task;
-  struct lite_icv saved_icv;
 };
 void lite_task_included_begin(struct lite_included *inc, bool final);
+/* What identifies running task t (nest locks): an undeferred task that made a task keeps its
+   first address (task.c, promote). */
+const void *lite_task_identity(const struct lite_task *t);
 void lite_task_included_end(struct lite_included *inc);
 
 /* A clang-built task's event handle (kmpc/task.c) has its low bit set: a gcc-built task's is the

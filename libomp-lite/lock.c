@@ -196,7 +196,7 @@ static inline void *nest_lock_owner_id(void)
 {
   struct lite_thread *thr = lite_self();
   if (thr->task != NULL && !thr->task->implicit)
-    return thr->task;
+    return (void *)lite_task_identity(thr->task);
   uintptr_t level = thr->team != NULL ? thr->team->level : 0;
   return (void *)((uintptr_t)thr ^ (level << 48));
 }

@@ -951,68 +951,202 @@ static void end_included(struct lite_task *t)
   release_ref(t);
 }
 
+/* ---------------------------------------------------------------- the undeferred path */
+
+/* An undeferred task without dependences or detach (if(0), inside a final task, throttled) runs
+   at once on its creator, and no other thread can see it unless it makes a task: so it is neither
+   counted nor queued, it takes no lock, and its descriptor is ephemeral, on its creator's stack
+   (clang's if(0): in a cached block, kmpc/task.c), with only what a running task reads set: its
+   parent, finality and taskgroups (taskwait knows that it has no children). Its ICVs stay in the
+   thread, its creator's, until the task changes one (lite_icv_for_write keeps the creator's then,
+   and the end puts them back). Should it make a task, whose block points to its parent and may
+   outlive the creator's frame, or a taskgroup, whose end watches the counts of its children,
+   a real descriptor takes its place first (promote), and ends as an included task
+   (end_included). So the task costs a dozen stores beside the call of its body: `task if(c)`
+   in a loop by both members of a team of 2, best of 200 runs of 20,000 tasks, 23.2 -> 3.8 ns a
+   task (libgomp 6.7, LLVM 50; a GOMP_task that only calls fn(data), the floor of the ABI's
+   ten-argument call, 1.6; the bare indirect call 1.0), where each took a block, cleared its
+   256 bytes and copied the ICVs twice. And GCC's cancel-taskgroup-1, a tree search whose tasks below
+   level 10 are if(0) (about 25 million of them), took 15-30 s at 4 threads on 2 CPUs, against
+   libgomp's 0.2 s, when each went through the shared lock three times. */
+static inline void ephemeral_begin(struct lite_thread *thr, struct lite_task *e,
+                                   struct lite_task *parent, bool final)
+{
+  e->parent = parent;
+  e->group = parent->taskgroup;
+  e->taskgroup = e->group;
+  e->implicit = false;
+  e->final = final;
+  e->ephemeral = true;
+  e->icv_lazy = true;
+  e->icv_saved = false;
+  e->promoted = NULL;
+  thr->task = e;
+}
+
+/* The end of a task that was promoted, or that changed its ICVs. */
+static __attribute__((noinline)) void ephemeral_end_slow(struct lite_thread *thr,
+                                                         struct lite_task *e)
+{
+  struct lite_task *t = e->promoted != NULL ? e->promoted : e;
+  if (t->icv_saved)
+    thr->icv = t->icv;
+  if (e->promoted != NULL)
+    end_included(e->promoted);
+}
+
+static inline void ephemeral_end(struct lite_thread *thr, struct lite_task *e,
+                                 struct lite_task *parent)
+{
+  thr->task = parent;
+  if (lite_unlikely(e->promoted != NULL || e->icv_saved))
+    ephemeral_end_slow(thr, e);
+}
+
+/* Ephemeral task e, the current one, is about to make a task: a descriptor of its own takes its
+   place, with e's state, and keeps e's address as its identity (lite_task_identity). */
+static __attribute__((noinline)) struct lite_task *promote(struct lite_thread *thr,
+                                                          struct lite_task *e)
+{
+  struct lite_task *t = new_task(thr, e->parent, lite_tasks_of(thr), NULL, 0, 0, 1);
+  t->group = e->group;
+  t->taskgroup = e->taskgroup;
+  t->final = e->final;
+  t->icv_lazy = e->icv_lazy;
+  t->icv_saved = e->icv_saved;
+  if (e->icv_saved)
+    t->icv = e->icv;
+  t->state = LITE_TASK_RUNNING;
+  t->creator_owns = true;
+  t->origin = e;
+  e->promoted = t;
+  thr->task = t;
+  return t;
+}
+
+/* The body of an ephemeral task with the profile on, out of line. */
+static __attribute__((noinline, cold)) void run_ephemeral_profiled(struct lite_thread *thr,
+                                                                   struct lite_task *e,
+                                                                   void (*fn)(void *), void *data,
+                                                                   const void *site)
+{
+  e->fn = fn;
+  e->data = data;
+  e->prof_site = site;
+  e->prof_creator = thr;
+  run_fn_profiled(thr, e);
+}
+
+static inline __attribute__((always_inline)) void run_included(struct lite_thread *thr,
+                                                              struct lite_task *parent,
+                                                              void (*fn)(void *), void *data,
+                                                              bool final, const void *site)
+{
+  struct lite_task e;
+  ephemeral_begin(thr, &e, parent, final);
+  if (lite_prof_on())
+    run_ephemeral_profiled(thr, &e, fn, data, site);
+  else
+    fn(data);
+  ephemeral_end(thr, &e, parent);
+}
+
+/* The same for a task whose data gcc copy-constructs (C++ firstprivate, cpyfn): the copy on the
+   creator's stack, as libgomp makes it, unless it is large. */
+#define INCLUDED_COPY_STACK_MAX 16384
+
+static __attribute__((noinline)) void run_included_copied(struct lite_thread *thr,
+                                                          struct lite_task *parent,
+                                                          void (*fn)(void *), void *data,
+                                                          void (*cpyfn)(void *, void *),
+                                                          long arg_size, long arg_align,
+                                                          bool final, const void *site)
+{
+  size_t align = arg_align > 1 ? (size_t)arg_align : 1;
+  size_t size = (size_t)arg_size + align - 1;
+  bool on_stack = size <= INCLUDED_COPY_STACK_MAX;
+  char stack_buf[on_stack ? size : 1];
+  char *buf = on_stack ? stack_buf : malloc(size);
+  if (buf == NULL)
+    lite_fatal("out of memory for a task's data (%zu bytes)", size);
+  void *copy = (void *)(((uintptr_t)buf + align - 1) & ~(uintptr_t)(align - 1));
+  cpyfn(copy, data);
+  run_included(thr, parent, fn, copy, final, site);
+  if (!on_stack)
+    free(buf);
+}
+
+const void *lite_task_identity(const struct lite_task *t)
+{
+  return !t->ephemeral && t->origin != NULL ? (const void *)t->origin : (const void *)t;
+}
+
 /* An included task whose body its compiler runs itself, between the two calls (clang's task
-   if(0): kmpc/task.c): the task is the thread's current one in between, as run_body makes it. */
+   if(0): kmpc/task.c): an ephemeral task in a block of the thread's cache. */
 void lite_task_included_begin(struct lite_included *inc, bool final)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *parent = lite_current_task(thr);
-  struct lite_task *t = new_task(thr, parent, lite_tasks_of(thr), NULL, 0, 0, 1);
-  t->final = final || parent->final;
-  t->state = LITE_TASK_RUNNING;
-  t->creator_owns = true;
-  inc->task = t;
-  inc->saved_task = thr->task;
-  inc->saved_icv = thr->icv;
-  thr->task = t;
-  thr->icv = t->icv;
+  struct lite_task *e = block_get(thr, NULL);
+  inc->task = e;
+  inc->saved_task = parent;
+  ephemeral_begin(thr, e, parent, final || parent->final);
 }
 
 void lite_task_included_end(struct lite_included *inc)
 {
   struct lite_thread *thr = lite_self();
-  thr->task = inc->saved_task;
-  thr->icv = inc->saved_icv;
-  end_included(inc->task);
+  ephemeral_end(thr, inc->task, inc->saved_task);
+  if (!cache_keep(thr, inc->task))
+    free(inc->task);
 }
 
-/* An undeferred task without dependences, detach or copy constructor: the encountering thread
-   runs it at once and no other thread can see it, so it is neither counted nor queued, and no
-   lock is taken, unless the task creates tasks of its own (they point to it). GCC's
-   cancel-taskgroup-1, a tree search whose tasks below level 10 are if(0) (about 25 million of
-   them), took 15-30 s at 4 threads on 2 CPUs, against libgomp's 0.2 s, when each went through
-   the shared lock three times; 0.4-0.5 s without (LLVM's libomp: 4.5 s). */
-static void run_included(struct lite_thread *thr, struct lite_task *parent, struct lite_tasks *q,
-                         void (*fn)(void *), void *data, bool final, const void *site)
-{
-  struct lite_task *t = new_task(thr, parent, q, NULL, 0, 0, 1);
-  if (lite_prof_on()) {
-    t->prof_site = site;
-    t->prof_creator = thr;
-  }
-  t->fn = fn;
-  t->data = data;
-  t->final = final;
-  t->state = LITE_TASK_RUNNING;
-  t->creator_owns = true;
-  run_body(thr, t);
-  end_included(t);
-}
-
-/* The throttle: when the creator's own queue already holds THROTTLE_PER_MEMBER ready tasks for
-   each member of the team, a new task without depend clauses or detach runs at once on its
-   creator, undeferred, as a task that is not required to be deferred may (OpenMP 5.2 §12.1:
-   whether a task is deferred is up to the implementation unless its if clause is false).
-   Every member then has enough queued work to stay busy while the creator runs one, and the
-   creator stops paying for a queue entry and a wake-up for tasks nobody else is free to take.
-   libgomp runs the same test on its team's one queue (team->task_count > 64 * nthreads): with
-   one creator, as in most programs, the two defer the same tasks. The length is read without
-   the lock: a stale value only moves the moment the throttle starts or stops. */
+/* The throttle: when the creator's own queue already holds enough ready tasks for each member
+   of the team, a new task without depend clauses or detach runs at once on its creator,
+   undeferred, as a task that is not required to be deferred may (OpenMP 5.2 §12.1: whether a
+   task is deferred is up to the implementation unless its if clause is false). Every member
+   then has queued work to take while the creator runs it, and the creator stops paying for a
+   block, a queue entry and a wake-up for tasks nobody else is free to take (an undeferred task
+   costs a few ns, a deferred one 60-100: run_included). Enough is:
+   - for a task made by an implicit task (a loop or a single that feeds the team),
+     THROTTLE_PER_MEMBER, libgomp's bound on its team's one queue (team->task_count > 64 *
+     nthreads): with one creator, as in most programs, the two defer the same tasks, and a
+     creator whose tasks vary in size leaves the others plenty to balance with;
+   - for a task made by an explicit task (nested and recursive shapes: a task that makes tasks,
+     and often waits for them), NESTED_THROTTLE_PER_MEMBER: work-first below that, as its
+     children then run depth-first on their creator, while the older tasks in the queue, the
+     ones nearer the root of a tree and the larger, stay for the thieves, which take half of a
+     queue longer than two at once (task_queue.c). Measured at 2 threads (taskbench, medians of
+     15 samples, us a task, 64 -> 8 -> 4 -> 2 per member; libgomp, LLVM): task-nested 0.171 ->
+     0.074 -> 0.047 -> 0.033 (0.60, 0.51); tree-leaf 0.062 -> 0.092 -> 0.093 -> 0.034 (0.49,
+     0.40); tree-node 0.065 -> 0.118 -> 0.106 -> 0.037 (0.45, 0.35); tree-leaf-for 0.133 ->
+     0.0098 -> 0.0102 -> 0.0099 (0.0071, 0.62); uts 0.267 -> 0.040 -> 0.036 -> 0.025 (0.73,
+     0.57), with 40-54 % of the trees' and uts's tasks still run by the other member at 2, as
+     at 64. Bounds of 8 or 4 tasks per member let the queue grow just enough for a thief to
+     halve it, and the two members then took turns stealing the tree's tasks back and forth.
+     A flat creator at 2 per member instead of 64 gained little (task-create 0.30 -> 0.29,
+     master-busy 0.27 -> 0.29, task-all 0.22 -> 0.28: within the spread) and is not worth
+     libgomp's slack.
+   The length is read without the lock: a stale value only moves the moment the throttle starts
+   or stops. */
 #define THROTTLE_PER_MEMBER 64
+#define NESTED_THROTTLE_PER_MEMBER 2
 
-static bool throttled(struct lite_thread *thr, struct lite_tasks *q)
+static inline bool throttled(struct lite_thread *thr, const struct lite_task *parent)
 {
-  return lite_tq_length(q, thr->id) > THROTTLE_PER_MEMBER * thr->team->nthreads;
+  unsigned per_member = parent->implicit ? THROTTLE_PER_MEMBER : NESTED_THROTTLE_PER_MEMBER;
+  return lite_tq_length(&thr->team->tasks, thr->id) > per_member * thr->team->nthreads;
+}
+
+/* Whether a task without depend or detach runs at once on its creator: it is undeferred, or no
+   other thread could run it (a team of one, or no region), or the throttle says so. */
+static inline bool runs_at_once(struct lite_thread *thr, const struct lite_task *parent,
+                                bool if_clause)
+{
+  if (!if_clause || parent->final)
+    return true;
+  struct lite_team *team = thr->team;
+  return team == NULL || team->pool == NULL || throttled(thr, parent);
 }
 
 static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
@@ -1037,13 +1171,18 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   bool solo = thr->team == NULL || thr->team->pool == NULL;
   unsigned ndeps = (flags & TASK_FLAG_DEPEND) ? count_deps(depend) : 0;
   bool final = (flags & TASK_FLAG_FINAL) || parent->final;
-  if (!undeferred && !solo && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && throttled(thr, q))
+  if (!undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) &&
+      runs_at_once(thr, parent, if_clause))
     undeferred = true;
-  if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && cpyfn == NULL &&
-      prepare == NULL) {
-    run_included(thr, parent, q, fn, data, final, site);
+  if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && prepare == NULL) {
+    if (cpyfn == NULL)
+      run_included(thr, parent, fn, data, final, site);
+    else
+      run_included_copied(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, site);
     return;
   }
+  if (lite_unlikely(parent->ephemeral))
+    parent = promote(thr, parent);
   /* An undeferred task may use the caller's block, which outlives it; the others and a
      copy-constructed one get their own. */
   bool copy = !undeferred || cpyfn != NULL || prepare != NULL;
@@ -1104,10 +1243,22 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     run_task(thr, t);
 }
 
+/* A task that runs at once (if(0), inside a final task, throttled, in a team of one) with nothing
+   that needs lite_task_create (dependences, detach, a copy constructor, cancellation, the
+   profile) runs here, before lite_task_create's prologue and its ten arguments, and inlined:
+   5.3 -> 3.8 ns an if(0) task (as measured at run_included); a throttled one in taskbench
+   tree-leaf-for, at 2 threads, 0.0099 -> 0.0072 us a task (libgomp 0.0072). */
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach)
 {
+  struct lite_thread *thr = lite_self_tls;
+  struct lite_task *parent = thr != NULL ? thr->task : NULL;
+  if (parent != NULL && !(flags & (TASK_FLAG_DEPEND | TASK_FLAG_DETACH)) && cpyfn == NULL &&
+      !lite_env.cancellation && !lite_prof_on() && runs_at_once(thr, parent, if_clause)) {
+    run_included(thr, parent, fn, data, (flags & TASK_FLAG_FINAL) || parent->final, NULL);
+    return;
+  }
   lite_task_create(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, NULL,
                    NULL, priority, __builtin_return_address(0));
 }
@@ -1115,8 +1266,9 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
 static void taskwait(struct lite_thread *thr, bool descendants)
 {
   struct lite_task *cur = thr->task;
-  /* Only cur adds children, so 0 stays 0 */
-  if (cur == NULL || lite_task_kids_live(cur) == 0)
+  /* Only cur adds children, so 0 stays 0; an ephemeral task has made none (its counts are not
+     set: run_included). */
+  if (cur == NULL || cur->ephemeral || lite_task_kids_live(cur) == 0)
     return;
   wait_until(thr, lite_tasks_of(thr), descendants ? &taskwait_deep_rule : &taskwait_rule, cur);
 }
@@ -1159,6 +1311,9 @@ void GOMP_taskgroup_start(void)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *cur = lite_current_task(thr);
+  /* Its end may wait, and watch the counts of cur's children, which an ephemeral task lacks. */
+  if (cur->ephemeral)
+    cur = promote(thr, cur);
   struct lite_taskgroup *g = malloc(sizeof *g);
   if (g == NULL)
     lite_fatal("out of memory starting a taskgroup");

@@ -35,10 +35,7 @@ static inline void mq_unlock(struct lite_member_q *mq) { lite_mutex_unlock(&mq->
 
 static struct lite_member_q *member_queue(struct lite_tasks *q, unsigned m)
 {
-  if (m == 0)
-    return &q->local;
-  struct lite_member_q *_Atomic *members = __atomic_load_n(&q->members, __ATOMIC_ACQUIRE);
-  return members != NULL ? atomic_load_explicit(&members[m], memory_order_acquire) : NULL;
+  return lite_tq_member_queue(q, m);
 }
 
 struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m)
@@ -64,12 +61,6 @@ struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m)
     atomic_store_explicit(&q->nmembers, m + 1, memory_order_release);
   lite_mutex_unlock(&q->lock);
   return mq;
-}
-
-unsigned lite_tq_length(struct lite_tasks *q, unsigned m)
-{
-  struct lite_member_q *mq = member_queue(q, m);
-  return mq != NULL ? atomic_load_explicit(&mq->n, memory_order_relaxed) : 0;
 }
 
 /* Under mq's lock: one more or one fewer task. The team's ready counts the queues that have

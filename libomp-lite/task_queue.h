@@ -56,8 +56,22 @@ typedef bool (*lite_tq_filter)(const struct lite_task *t, void *arg);
 struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, unsigned me,
                                unsigned n, lite_tq_filter ok, void *arg, bool idle);
 
-/* Tasks queued in member m's queue (0 if it has none): read without a lock. */
-unsigned lite_tq_length(struct lite_tasks *q, unsigned m);
+/* Member m's queue, NULL if it has none yet. */
+static inline struct lite_member_q *lite_tq_member_queue(struct lite_tasks *q, unsigned m)
+{
+  if (m == 0)
+    return &q->local;
+  struct lite_member_q *_Atomic *members = __atomic_load_n(&q->members, __ATOMIC_ACQUIRE);
+  return members != NULL ? atomic_load_explicit(&members[m], memory_order_acquire) : NULL;
+}
+
+/* Tasks queued in member m's queue (0 if it has none): read without a lock (inline: the
+   throttle reads it for every task, task.c). */
+static inline unsigned lite_tq_length(struct lite_tasks *q, unsigned m)
+{
+  struct lite_member_q *mq = lite_tq_member_queue(q, m);
+  return mq != NULL ? atomic_load_explicit(&mq->n, memory_order_relaxed) : 0;
+}
 
 /* Uncounts from q's ready the member queues that are empty (task_queue.c, count_in): after a
    look that found no task, or when every task is complete. */

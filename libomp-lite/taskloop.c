@@ -196,10 +196,8 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
     if (mine != NULL && hi - k > 1 && atomic_load_explicit(&mine->n, memory_order_relaxed) == 0) {
       struct range r = {l, k + (hi - k + 1) / 2, hi};
       hi = r.lo;
-      if (open) { /* the range is a child of the task running this one, not of the last grain */
+      if (open) /* the range is a child of the task running this one, not of the last grain */
         thr->task = inc.saved_task;
-        thr->icv = inc.saved_icv;
-      }
       if (l->nogroup)
         atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
       lite_task_create(range_task, &r, NULL, sizeof r, _Alignof(struct range), true, l->flags,
@@ -213,8 +211,6 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
     if (!open) {
       lite_task_included_begin(&inc, l->final);
       open = true;
-    } else {
-      thr->icv = inc.task->icv; /* as the task began: the last one may have changed them */
     }
     bool last = k + 1 == ntasks;
     uint64_t count = last ? l->n - first : base + (k < extra);
@@ -232,7 +228,11 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
       l->run(l, copy, first, count, last);
     }
     first += count;
-    if (inc.task->had_children) { /* its children point to it: the next task gets another */
+    /* A grain that made a task (its descriptor was promoted: the children point to it) or
+       changed an ICV ends here, which puts the ICVs back: the next grain gets another. While
+       the descriptor stays open the thread's ICVs are the encountering task's, which the next
+       grain and a range offered in between both start from. */
+    if (inc.task->promoted != NULL || inc.task->icv_saved) {
       lite_task_included_end(&inc);
       open = false;
     }

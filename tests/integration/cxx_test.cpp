@@ -1,5 +1,6 @@
 // C++ on the runtime (g++ -fopenmp): objects with constructors and destructors in parallel
-// regions (locals, private, firstprivate: every construction matched by one destruction),
+// regions (locals, private, firstprivate, and firstprivate of tasks, deferred or not: every
+// construction matched by one destruction),
 // std::vector reductions through declare reduction, exceptions thrown and caught inside the region
 // by every thread at once, std::string built under critical.
 //
@@ -93,6 +94,47 @@ int main(int argc, char **argv)
     }
     LITE_EXPECT(constructed + copied == destroyed, "%ld constructions and %ld copies but %ld "
                 "destructions", (long)constructed, (long)copied, (long)destroyed);
+
+    // Tasks with firstprivate objects: gcc copy-constructs them (GOMP_task's cpyfn); an
+    // undeferred task (if (0), final) copies them on its creator's stack, a deferred one in its
+    // block; every copy is destroyed, and the body sees it.
+    {
+        Counted orig;
+        orig.set(11);
+        long before_k = copied;
+        int bad = 0, ran = 0;
+#pragma omp parallel num_threads(nt) reduction(+:bad, ran)
+        for (int i = 0; i < 100; i++) {
+#pragma omp task if (i % 2 == 0) firstprivate(orig) shared(bad, ran)
+            {
+                if (orig.value() != 11)
+#pragma omp atomic
+                    bad++;
+                orig.set(i);
+#pragma omp atomic
+                ran++;
+            }
+#pragma omp task final(1) firstprivate(orig) shared(bad, ran)
+            {
+#pragma omp task if (0) firstprivate(orig) shared(bad, ran)
+                {
+                    if (orig.value() != 11)
+#pragma omp atomic
+                        bad++;
+#pragma omp atomic
+                    ran++;
+                }
+            }
+#pragma omp taskwait
+        }
+        LITE_EXPECT(bad == 0, "%d tasks saw a wrong firstprivate object", bad);
+        LITE_EXPECT(ran == 200 * nt, "%d task bodies ran, expected %d", ran, 200 * nt);
+        LITE_EXPECT(copied - before_k >= 300L * nt, "only %ld copy constructions for the "
+                    "firstprivate objects of %d tasks", copied - before_k, 300 * nt);
+        LITE_EXPECT(orig.value() == 11, "a task's firstprivate changed the original");
+    }
+    LITE_EXPECT(constructed + copied == destroyed, "after the tasks: %ld constructions and %ld "
+                "copies but %ld destructions", (long)constructed, (long)copied, (long)destroyed);
 
     // std::vector reductions.
     const int bins = 37, items = 100000;

@@ -950,6 +950,83 @@ static void part_undeferred(void)
     LITE_EXPECT(waited == 4, "a taskwait inside an if (0) task saw %d of its 4 children done",
                 waited);
 
+    /* The ICVs of if (0) tasks, nested, with and without children of their own: each task sees
+       its creator's, and its changes stay inside it; a deferred child made after a change sees
+       the change. The levels are the region's. */
+    int icv_bad = 0, level_bad = 0;
+#pragma omp parallel num_threads(team2) shared(icv_bad, level_bad)
+    {
+        int base = omp_get_max_threads(), dyn = omp_get_dynamic(), level = omp_get_level();
+#pragma omp task if (0) shared(icv_bad, level_bad)
+        {
+            if (omp_get_level() != level || omp_get_active_level() != (team2 > 1))
+                inc(&level_bad);
+            omp_set_num_threads(base + 1);
+#pragma omp task if (0) shared(icv_bad)
+            {
+                if (omp_get_max_threads() != base + 1)
+                    inc(&icv_bad);
+                omp_set_num_threads(base + 2);
+                omp_set_dynamic(!dyn);
+#pragma omp task if (0) shared(icv_bad)
+                if (omp_get_max_threads() != base + 2 || omp_get_dynamic() == dyn)
+                    inc(&icv_bad);
+            }
+            if (omp_get_max_threads() != base + 1 || omp_get_dynamic() != dyn)
+                inc(&icv_bad);
+#pragma omp task shared(icv_bad)
+            if (omp_get_max_threads() != base + 1)
+                inc(&icv_bad);
+            omp_set_num_threads(base + 3);
+#pragma omp taskwait
+            if (omp_get_max_threads() != base + 3)
+                inc(&icv_bad);
+        }
+        if (omp_get_max_threads() != base || omp_get_dynamic() != dyn)
+            inc(&icv_bad);
+    }
+    LITE_EXPECT(icv_bad == 0, "%d ICV checks in nested if (0) tasks failed", icv_bad);
+    LITE_EXPECT(level_bad == 0, "omp_get_level or omp_get_active_level in an if (0) task differed "
+                "from its region's %d times", level_bad);
+
+    /* A nest lock set in an if (0) task stays that task's after it made a task (which gives it
+       a descriptor of its own in libomp-lite): setting it again nests. A taskgroup in an if (0)
+       task waits for its tasks. */
+    omp_nest_lock_t nest;
+    omp_init_nest_lock(&nest);
+    int nest_depth = -1, grouped = 0, group_seen = -1;
+#pragma omp parallel num_threads(team2) shared(nest, nest_depth, grouped, group_seen)
+#pragma omp single
+    {
+#pragma omp task if (0) shared(nest, nest_depth)
+        {
+            omp_set_nest_lock(&nest);
+#pragma omp task
+            dawdle(1);
+            nest_depth = omp_test_nest_lock(&nest);
+            if (nest_depth > 0)
+                omp_unset_nest_lock(&nest);
+            omp_unset_nest_lock(&nest);
+        }
+#pragma omp task if (0) shared(grouped, group_seen)
+        {
+#pragma omp taskgroup
+            for (int c = 0; c < 8; c++) {
+#pragma omp task shared(grouped)
+                {
+                    dawdle(1);
+                    inc(&grouped);
+                }
+            }
+            group_seen = load(&grouped);
+        }
+    }
+    omp_destroy_nest_lock(&nest);
+    LITE_EXPECT(nest_depth == 2, "a nest lock set in an if (0) task, tested again by it after it "
+                "made a task: %d, expected 2 (its owner nests)", nest_depth);
+    LITE_EXPECT(group_seen == 8, "a taskgroup in an if (0) task ended with %d of its 8 tasks done",
+                group_seen);
+
     long got = -1;
 #pragma omp parallel shared(got)
 #pragma omp single
