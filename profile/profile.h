@@ -69,7 +69,17 @@ struct lite_prof_row {
   _Atomic unsigned min_threads, max_threads;
   _Atomic unsigned sched_mask;     /* loops: the schedules seen (1 << enum lite_sched) */
   _Atomic uint64_t decisions[LITE_DEC_KINDS];
+  _Atomic unsigned char tail;      /* enum lite_prof_tail: how key was found (hooks.c) */
 } LITE_ALIGNED;
+
+/* A row whose construct was the last call of a function the runtime itself called (gcc's tail
+   call: `jmp GOMP_barrier`), so that its return address was in the runtime: it is keyed by the
+   site the thread entered through instead (hooks.c user_site), and the report says so. */
+enum lite_prof_tail {
+  LITE_TAIL_NONE,
+  LITE_TAIL_REGION, /* key: the site of the region whose body ended with the construct */
+  LITE_TAIL_TASK    /* key: the site that created the task whose body ended with it */
+};
 
 /* The row of (site, kind), made on first use; never NULL (a full table gives its last row,
    "other sites"). */
@@ -109,6 +119,11 @@ struct lite_prof_thread {
   uint64_t bar_wait_ns, bar_count;
   unsigned bar_threads;
   struct lite_trace_buf *trace; /* its trace buffer (trace.c), made on its first event */
+  /* The creation sites of the tasks it is running, innermost last (a task runs others in its
+     taskwait): the site a tail-called taskwait belongs to. Deeper than the array, only counted. */
+  unsigned task_depth;
+  unsigned task_base; /* task_depth when its innermost region began: deeper ones are its own */
+  const void *task_sites[8];
 };
 extern __thread struct lite_prof_thread *lite_prof_tls __attribute__((tls_model("initial-exec")));
 struct lite_prof_thread *lite_prof_thread_make(void);
@@ -130,6 +145,7 @@ struct lite_prof_region {
   struct lite_prof_row *row, *saved_region, *saved_loop;
   uint64_t t0, t1, t2;
   uint64_t saved_chunks, saved_steals;
+  unsigned saved_task_base;
 };
 void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const void *fn);
 void lite_prof_region_forked(struct lite_prof_region *r, struct lite_thread *thr, bool combined);
@@ -275,6 +291,9 @@ bool lite_prof_file_open(struct lite_prof_file *file, const char *var, const cha
                          const char *otherwise);
 /* Closes it; one warning if any write or the close failed (then returns false). */
 bool lite_prof_file_close(struct lite_prof_file *file);
+
+/* Whether addr is in libomp-lite's own code (its executable segment, found once). */
+bool lite_prof_in_runtime(const void *addr);
 
 /* The name of an address: "function+0xoff (object)" (dladdr), into buf. */
 void lite_prof_name(const void *addr, char *buf, size_t len);

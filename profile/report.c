@@ -2,11 +2,10 @@
 
    Sites are named "function+0xoffset (object)" through dladdr, which needs no debug information
    and no library the user may lack; tools/omplite-profile-lines turns the names into file:line
-   with addr2line where the object has debug information. A site inside libomp-lite itself is
-   named by the row's outlined function instead, where it has one outside. (A clang-built region
-   comes through kmpc/'s __kmpc_fork_call, whose GOMP_parallel call is the site and whose own
-   trampoline the function: all such regions share one row until kmpc/ passes its caller's
-   address to lite_parallel_run_profiled.) */
+   with addr2line where the object has debug information. A barrier or taskwait that ended a
+   region's or a task's body (a tail call, whose return address is in the runtime) is keyed by
+   that region's or task's site (hooks.c user_site), and its row says so. A site still inside
+   libomp-lite is named by the row's outlined function instead, where it has one outside. */
 #include "profile.h"
 
 #include <dlfcn.h>
@@ -66,14 +65,6 @@ void lite_prof_name(const void *addr, char *buf, size_t len)
              (const char *)addr - (const char *)info.dli_saddr, object);
   else /* a static function in a stripped object: the offset in the object */
     snprintf(buf, len, "0x%tx (%s)", (const char *)addr - (const char *)info.dli_fbase, object);
-}
-
-/* Whether addr is in libomp-lite itself. */
-static bool in_runtime(const void *addr)
-{
-  Dl_info self, other;
-  return addr != NULL && dladdr((const void *)lite_prof_name, &self) != 0 &&
-         dladdr(addr, &other) != 0 && self.dli_fbase == other.dli_fbase;
 }
 
 static const char *const kind_names[LITE_PROF_KINDS] = {
@@ -208,7 +199,7 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
   uint64_t chunks = atomic_load_explicit(&row->chunks, memory_order_relaxed);
   unsigned lo = atomic_load_explicit(&row->min_threads, memory_order_relaxed);
   unsigned hi = atomic_load_explicit(&row->max_threads, memory_order_relaxed);
-  char thr[16], waitp[16], forkus[16], joinus[16], sched[32], perrun[24], dec[64], site[200];
+  char thr[16], waitp[16], forkus[16], joinus[16], sched[32], perrun[24], dec[64], site[512];
   if (hi == 0)
     snprintf(thr, sizeof thr, "-");
   else if (lo == hi)
@@ -239,12 +230,21 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
   decision_text(row, dec, sizeof dec);
   const void *name_addr = row->key;
   const void *fn = atomic_load_explicit(&row->fn, memory_order_relaxed);
-  if (fn != NULL && (row->key == NULL || in_runtime(row->key)) && !in_runtime(fn))
+  if (fn != NULL && (row->key == NULL || lite_prof_in_runtime(row->key)) &&
+      !lite_prof_in_runtime(fn))
     name_addr = fn;
   if (row->key == NULL && fn == NULL)
     snprintf(site, sizeof site, "(other sites: the table is full)");
   else
     lite_prof_name(name_addr, site, sizeof site);
+  /* A construct that ended a region's or a task's body, in gcc's tail call (hooks.c user_site):
+     the site is that region's or task's, so say which construct of it this is. */
+  unsigned char tail = atomic_load_explicit(&row->tail, memory_order_relaxed);
+  if (tail != LITE_TAIL_NONE) {
+    size_t at = strlen(site);
+    snprintf(site + at, sizeof site - at, " [the last construct of the %s at this site]",
+             tail == LITE_TAIL_TASK ? "task made" : "region started");
+  }
   const char *kind = kind_names[row->kind < LITE_PROF_KINDS ? row->kind : 0];
   char kindbuf[24];
   if (row->kind == LITE_PROF_TASK) {

@@ -7,12 +7,14 @@ usage: profile_check.py shape N TABLE TRACE [CPUS]  the shape at N threads (on C
        profile_check.py full N TRACE                the same with a tiny trace buffer
        profile_check.py fork N TABLE TRACE CHILDPID the parent's and the child's files
        profile_check.py roots R TABLE TRACE         R root threads
-The counts are profile.c's."""
+       profile_check.py edges N TABLE               profile_edges.c at N threads (issue 40)
+The counts are profile.c's and profile_edges.c's."""
 import json
 import sys
 
 REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS, SECTIONS, TASKS = 50, 12, 7, 5, 3, 4, 30
 CHILD_REGIONS, ROOT_REGIONS = 9, 20
+EDGE_REPS = 10
 problems = []
 
 
@@ -210,6 +212,38 @@ def check_roots(nroots, table, trace):
         fail("%s: %d worker lanes, expected at least %d" % (trace, len(workers), nroots))
 
 
+def plain_site(site):
+    """A site without the table's note on how it was found ("... (object) [the last ...]")."""
+    return site.split(" [", 1)[0]
+
+
+def check_edges(n, table):
+    """Every row belongs to the program: a construct that ended the body of a region or a task,
+    a tail call whose return address is in the runtime, is the region's or the task's (issue
+    40's "barrier 0x13189 (libomp-lite.so.0)")."""
+    rows, _ = read_table(table)
+    for r in rows:
+        if not plain_site(r["site"]).endswith("(profile_edges)"):
+            fail("%s: a %s row whose site is not in the program: %s" % (table, r["kind"],
+                                                                        r["site"]))
+    expect_count(rows, "parallel", "site_reduce", EDGE_REPS, table)
+    expect_count(rows, "parallel", "site_single_tasks", EDGE_REPS, table)
+    bar = expect_count(rows, "barrier", "site_single_tasks", EDGE_REPS, table)
+    if bar is not None and "[the last construct of the region" not in bar["site"]:
+        fail("%s: the single's barrier does not say it ended the region: %s" % (table,
+                                                                               bar["site"]))
+    waits = [r for r in rows if r["kind"] == "taskwait"]
+    tasks = set(r["site"] for r in rows if r["kind"] == "task")
+    if len(waits) != 1:
+        fail("%s: %d taskwait rows, expected 1" % (table, len(waits)))
+    else:
+        w = waits[0]
+        if plain_site(w["site"]) not in tasks or "[the last construct of the task" not in w["site"]:
+            fail("%s: the taskwait is not the task's that ended with it: %s" % (table, w["site"]))
+        if int(w["count"]) != EDGE_REPS:
+            fail("%s: taskwait: count %s, expected %d" % (table, w["count"], EDGE_REPS))
+
+
 def main(argv):
     mode = argv[1]
     if mode == "shape":
@@ -220,6 +254,8 @@ def main(argv):
         check_fork(int(argv[2]), argv[3], argv[4], argv[5])
     elif mode == "roots":
         check_roots(int(argv[2]), argv[3], argv[4])
+    elif mode == "edges":
+        check_edges(int(argv[2]), argv[3])
     else:
         fail("unknown mode %s" % mode)
     for p in problems:

@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile profile_files many_cores"
+ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -970,6 +970,26 @@ t_profile() {
     else
         case_pass
     fi
+}
+
+# tests/integration/profile_edges.c: the shapes of other people's programs that showed the
+# profile's rough edges (issue 40; profile_check.py edges says what it checks).
+t_profile_edges() {
+    if ! lite_route; then
+        case_skip "profile_edges: libomp-lite's own OMPLITE_PROFILE"
+        return
+    fi
+    if ! command -v python3 > /dev/null; then
+        echo "  SKIP  profile_edges: python3 is not installed"
+        return
+    fi
+    local d=$tmp/profile_edges n
+    mkdir -p "$d"
+    for n in 2 3; do
+        rm -f "$d"/*
+        case_run OMP_NUM_THREADS=$n OMPLITE_PROFILE="$d/table" profile_edges
+        profile_verdict edges "$n" "$d/table"
+    done
 }
 
 # ---- issue 37: the profile's files ----
