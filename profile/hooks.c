@@ -384,11 +384,14 @@ void lite_prof_barrier(struct lite_thread *thr, const void *site)
     p->bar_row = tail_row(site, LITE_PROF_BARRIER, tail);
     p->bar_site = site;
   }
+  /* Every member counts its pass, as the total sums every member's wait: counted once per team
+     by thread 0, a barrier construct that thread 0 never met (it passed the team's barrier
+     elsewhere: `if (omp_get_thread_num() == 0) { ...; barrier } else barrier`, or a tail call
+     before issue 40's fix) read "count 0" beside a total of 158 ms. mean-us is then one member's
+     mean wait there. */
   p->bar_wait_ns += end - start;
-  if (thr->id == 0) { /* once per team */
-    p->bar_count++;
-    p->bar_threads = thr->team != NULL ? thr->team->nthreads : 1;
-  }
+  p->bar_count++;
+  p->bar_threads = thr->team != NULL ? thr->team->nthreads : 1;
   if (lite_prof_tracing())
     lite_trace_end(LITE_TR_BARRIER, end, 0, 0);
 }

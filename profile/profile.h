@@ -57,7 +57,8 @@ struct lite_prof_row {
   const void *key;                 /* the call site; NULL: free (set once, under the CAS) */
   enum lite_prof_kind kind;
   _Atomic(const void *) fn;        /* the outlined function, where there is one */
-  _Atomic uint64_t count;          /* runs (regions, loops, barriers met by the team, ...) */
+  _Atomic uint64_t count;          /* runs (regions, loops); members' passes (barrier, critical),
+                                      tasks made, waits (taskwait, taskgroup) */
   _Atomic uint64_t wall_ns;        /* wall time of the runs (a loop: its members' mean) */
   _Atomic uint64_t member_ns;      /* the members' time inside, summed over members */
   _Atomic uint64_t wait_ns;        /* the members' wait at its barrier / join / lock */

@@ -282,8 +282,10 @@ void lite_prof_report(void)
   print_header(f, list.n);
   for (unsigned i = 0; i < list.n; i++)
     print_row(f, list.rows[i]);
-  fprintf(f, "(wait%%: the members' wait at the construct's barrier or join, as a share of their "
-             "time in it; for tasks, the share run by another thread. Times are wall clock.)\n");
+  fprintf(f, "(count: runs; for barrier and critical, the members' passes, so that mean-us is one "
+             "member's wait; for task, tasks made. wait%%: the members' wait at the construct's "
+             "barrier or join, as a share of their time in it; for tasks, the share run by "
+             "another thread. Times are wall clock.)\n");
   if (to_file)
     lite_prof_file_close(&file);
   else

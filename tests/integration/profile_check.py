@@ -46,6 +46,12 @@ def read_table(path):
         row = dict(zip(names[:ncols], parts[:ncols]))
         row["site"] = parts[ncols]
         rows.append(row)
+    for r in rows:
+        # Issue 40: a total with no count (a barrier whose waits came from members other than
+        # thread 0, which alone counted) cannot be read.
+        if int(r["count"]) == 0 and float(r["total-ms"]) > 0:
+            fail("%s: count 0 with a total of %s ms: %s %s" % (path, r["total-ms"], r["kind"],
+                                                               r["site"]))
     totals = [float(r["total-ms"]) for r in rows]
     if totals != sorted(totals, reverse=True):
         fail("%s: the rows are not sorted by total time" % path)
@@ -115,7 +121,8 @@ def check_shape(n, table, trace, cpus):
     expect_count(rows, "parallel", "site_loops", 1, table)
     uneven = expect_count(rows, "loop", "site_uneven", LOOPS, table)
     even = expect_count(rows, "loop", "site_even", LOOPS, table)
-    expect_count(rows, "barrier", "site_barrier", BARRIERS, table)
+    # A barrier counts each member's pass (its total is every member's wait).
+    expect_count(rows, "barrier", "site_barrier", BARRIERS * n, table)
     expect_count(rows, "single", "site_single", SINGLES, table)
     expect_count(rows, "critical", "site_critical", CRITICALS * n, table)
     sections = expect_count(rows, "sections", "site_sections", SECTIONS, table)
@@ -228,10 +235,12 @@ def check_edges(n, table):
                                                                         r["site"]))
     expect_count(rows, "parallel", "site_reduce", EDGE_REPS, table)
     expect_count(rows, "parallel", "site_single_tasks", EDGE_REPS, table)
-    bar = expect_count(rows, "barrier", "site_single_tasks", EDGE_REPS, table)
+    bar = expect_count(rows, "barrier", "site_single_tasks", EDGE_REPS * n, table)
     if bar is not None and "[the last construct of the region" not in bar["site"]:
         fail("%s: the single's barrier does not say it ended the region: %s" % (table,
                                                                                bar["site"]))
+    expect_count(rows, "barrier", "site_leader_barrier", EDGE_REPS, table)
+    expect_count(rows, "barrier", "site_others_barrier", EDGE_REPS * (n - 1), table)
     waits = [r for r in rows if r["kind"] == "taskwait"]
     tasks = set(r["site"] for r in rows if r["kind"] == "task")
     if len(waits) != 1:

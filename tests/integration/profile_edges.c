@@ -6,7 +6,9 @@
                            body ends in a single that makes TASKS tasks, so that gcc makes the
                            single's barrier the body's last call, a tail call (`jmp
                            GOMP_barrier`) whose return address is in the runtime; and a task
-                           whose body ends in a taskwait, the same way (`jmp GOMP_taskwait`)
+                           whose body ends in a taskwait, the same way (`jmp GOMP_taskwait`);
+                           and a barrier that thread 0 passes at one construct, the others at
+                           another
 
    Built three ways (tests/integration/local.mk): with -rdynamic, so that dladdr names the
    exported functions; without it, so that only the symbol table (.symtab) names them; and
@@ -85,6 +87,33 @@ __attribute__((noinline)) int site_task_wait(void)
     return runs;
 }
 
+/* Thread 0 passes the team's barrier at one construct, the others at another (a master that
+   writes a file, then waits): each row holds its members' passes, and neither may read "count
+   0" beside a total. (The empty asm keeps gcc from making GOMP_barrier a tail call.) */
+__attribute__((noinline)) void site_leader_barrier(void)
+{
+    work(50);
+#pragma omp barrier
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void site_others_barrier(void)
+{
+#pragma omp barrier
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void site_split_barrier(void)
+{
+#pragma omp parallel
+    {
+        if (omp_get_thread_num() == 0)
+            site_leader_barrier();
+        else
+            site_others_barrier();
+    }
+}
+
 int main(void)
 {
     for (int r = 0; r < REPS; r++) {
@@ -96,6 +125,7 @@ int main(void)
         LITE_EXPECT(runs == TASKS, "single: %d of %d tasks ran", runs, TASKS);
         runs = site_task_wait();
         LITE_EXPECT(runs == 1, "task in a task: %d runs", runs);
+        site_split_barrier();
     }
     return 0;
 }
