@@ -160,7 +160,7 @@ static void decision_text(const struct lite_prof_row *row, char *buf, size_t len
     snprintf(buf, len, "-");
 }
 
-static void print_header(FILE *f, unsigned nrows)
+static void print_header(FILE *f, unsigned nrows, bool to_stderr)
 {
   uint64_t sizes = atomic_load_explicit(&lite_prof_team_sizes, memory_order_relaxed);
   char teams[256] = "";
@@ -180,9 +180,10 @@ static void print_header(FILE *f, unsigned nrows)
     snprintf(binding, sizeof binding, "off");
   fprintf(f,
           "libomp-lite profile: pid %d, %u sites; team sizes %s; %u CPUs; wait policy %s "
-          "(spin %" PRIu64 " us, then park); binding %s\n",
+          "(spin %" PRIu64 " us, then park); binding %s%s\n",
           (int)getpid(), nrows, at ? teams : "-", lite_env.ncpus, policy,
-          lite_env.spin_ns / 1000, binding);
+          lite_env.spin_ns / 1000, binding,
+          to_stderr ? "; on stderr (a file per process: OMPLITE_PROFILE=/path/prof.%p)" : "");
   fprintf(f, "%10s %9s %10s %5s %6s %8s %8s %-12s %9s %7s %-24s %7s %7s %-9s %s\n",
           "total-ms", "count", "mean-us", "thr", "wait%", "fork-us", "join-us", "schedule",
           "chunks/r", "steals", "decision", "parks", "wakes", "kind", "site");
@@ -279,13 +280,19 @@ void lite_prof_report(void)
                  lite_prof_file_open(&file, "OMPLITE_PROFILE", lite_prof_path,
                                      "; the profile goes to stderr");
   FILE *f = to_file ? file.f : stderr;
-  print_header(f, list.n);
+  print_header(f, list.n, !to_file);
   for (unsigned i = 0; i < list.n; i++)
     print_row(f, list.rows[i]);
   fprintf(f, "(count: runs; for barrier and critical, the members' passes, so that mean-us is one "
              "member's wait; for task, tasks made. wait%%: the members' wait at the construct's "
              "barrier or join, as a share of their time in it; for tasks, the share run by "
              "another thread. Times are wall clock.)\n");
+  /* A program that starts other programs (a pipeline, a launcher script) printed one table per
+     process into its own output, in the middle of it (issue 40): say where they can go. */
+  if (!to_file)
+    fprintf(f, "(Each process that runs OpenMP prints its own table here. To have one file per "
+               "process instead, set OMPLITE_PROFILE=/path/prof.%%p (%%p: the pid); then "
+               "tools/omplite-profile-merge /path/prof.* makes them one table.)\n");
   if (to_file)
     lite_prof_file_close(&file);
   else

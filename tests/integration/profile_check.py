@@ -8,6 +8,8 @@ usage: profile_check.py shape N TABLE TRACE [CPUS]  the shape at N threads (on C
        profile_check.py fork N TABLE TRACE CHILDPID the parent's and the child's files
        profile_check.py roots R TABLE TRACE         R root threads
        profile_check.py edges N TABLE               profile_edges.c at N threads (issue 40)
+       profile_check.py merge MERGED TABLE...       omplite-profile-merge's table of TABLEs
+       profile_check.py merged MERGED K N           its table of K runs of profile_edges at N
 The counts are profile.c's and profile_edges.c's."""
 import json
 import sys
@@ -253,6 +255,39 @@ def check_edges(n, table):
             fail("%s: taskwait: count %s, expected %d" % (table, w["count"], EDGE_REPS))
 
 
+def check_merge(merged, tables):
+    """One row per kind and site of the tables, with their counts summed."""
+    rows, header = read_table(merged)
+    if "merged %d tables" % len(tables) not in header:
+        fail("%s: the header does not say 'merged %d tables': %s" % (merged, len(tables), header))
+    want = {}
+    for t in tables:
+        for r in read_table(t)[0]:
+            key = (r["kind"], r["site"])
+            want[key] = want.get(key, 0) + int(r["count"])
+    got = {}
+    for r in rows:
+        key = (r["kind"], r["site"])
+        if key in got:
+            fail("%s: two rows for %s %s" % (merged, r["kind"], r["site"]))
+        got[key] = int(r["count"])
+    if got != want:
+        for key in sorted(set(got) | set(want)):
+            if got.get(key) != want.get(key):
+                fail("%s: %s %s: count %s, expected %s (the tables' sum)"
+                     % (merged, key[0], key[1], got.get(key), want.get(key)))
+
+
+def check_merged(merged, runs, n):
+    """The merge of `runs` runs of profile_edges at n threads, from a log of their stderr."""
+    rows, header = read_table(merged)
+    if "merged %d tables" % runs not in header:
+        fail("%s: the header does not say 'merged %d tables': %s" % (merged, runs, header))
+    expect_count(rows, "parallel", "site_reduce", runs * EDGE_REPS, merged)
+    expect_count(rows, "barrier", "site_single_tasks", runs * EDGE_REPS * n, merged)
+    expect_count(rows, "barrier", "site_others_barrier", runs * EDGE_REPS * (n - 1), merged)
+
+
 def main(argv):
     mode = argv[1]
     if mode == "shape":
@@ -265,6 +300,10 @@ def main(argv):
         check_roots(int(argv[2]), argv[3], argv[4])
     elif mode == "edges":
         check_edges(int(argv[2]), argv[3])
+    elif mode == "merge":
+        check_merge(argv[2], argv[3:])
+    elif mode == "merged":
+        check_merged(argv[2], int(argv[3]), int(argv[4]))
     else:
         fail("unknown mode %s" % mode)
     for p in problems:

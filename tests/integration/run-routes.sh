@@ -990,6 +990,39 @@ t_profile_edges() {
         case_run OMP_NUM_THREADS=$n OMPLITE_PROFILE="$d/table" profile_edges
         profile_verdict edges "$n" "$d/table"
     done
+    # A program that starts many processes: one file each (%p), merged into one table.
+    local merge=$(dirname "$0")/../../tools/omplite-profile-merge i
+    rm -f "$d"/*
+    for i in 1 2 3; do
+        case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/prof.%p" profile_edges
+        [ "$CASE_RC" -eq 0 ] || break
+    done
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ "$(ls "$d"/prof.* | wc -l)" -ne 3 ]; then
+        case_fail "not 3 files from OMPLITE_PROFILE=$d/prof.%p: $(ls "$d")"
+    elif ! python3 "$merge" "$d"/prof.* > "$d/merged" 2>> "$CASE_ERR"; then
+        case_fail "omplite-profile-merge failed"
+    else
+        profile_verdict merge "$d/merged" "$d"/prof.*
+    fi
+    # The tables on stderr, between the program's own output: they say how to get a file per
+    # process, and the merge finds them in the log.
+    : > "$d/log"
+    for i in 1 2; do
+        case_run OMP_NUM_THREADS=3 OMPLITE_PROFILE=1 profile_edges
+        { echo "a line of the program's"; cat "$CASE_ERR"; echo "normal termination"; } >> "$d/log"
+    done
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! grep -q 'OMPLITE_PROFILE=/path/prof.%p' "$CASE_ERR" ||
+         ! grep -q 'omplite-profile-merge' "$CASE_ERR"; then
+        case_fail "the table on stderr does not say how to write one file per process and merge"
+    elif ! python3 "$merge" "$d/log" > "$d/merged" 2>> "$CASE_ERR"; then
+        case_fail "omplite-profile-merge failed on the log"
+    else
+        profile_verdict merged "$d/merged" 2 3
+    fi
 }
 
 # ---- issue 37: the profile's files ----
