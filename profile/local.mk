@@ -6,6 +6,7 @@ libomp_lite_internal_la_SOURCES += \
 	profile/hooks.c \
 	profile/report.c \
 	profile/output.c \
+	profile/symtab.c \
 	profile/trace.c
 # file:line for a table's sites, through binutils; the tables of many processes merged into one
 # (installed beside the library's users' tools).

@@ -296,7 +296,13 @@ bool lite_prof_file_close(struct lite_prof_file *file);
 /* Whether addr is in libomp-lite's own code (its executable segment, found once). */
 bool lite_prof_in_runtime(const void *addr);
 
-/* The name of an address: "function+0xoff (object)" (dladdr), into buf. */
-void lite_prof_name(const void *addr, char *buf, size_t len);
+/* The name of an address: "function+0xoff (object)" (dladdr, else the object's symbol table),
+   into buf; false where neither names the function: "0xoff (object)", the offset in the object. */
+bool lite_prof_name(const void *addr, char *buf, size_t len);
+/* symtab.c: addr's function from the symbol table of the file of its object, named object in buf;
+   false if the object has none (stripped) or is not the file it was loaded from. At exit only:
+   the files stay mapped until lite_prof_symtab_close. */
+bool lite_prof_symtab_name(const void *addr, const char *object, char *buf, size_t len);
+void lite_prof_symtab_close(void);
 
 #endif

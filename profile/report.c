@@ -45,26 +45,32 @@ const char *lite_prof_file_name(const char *path, char *buf, size_t len)
   return buf;
 }
 
-void lite_prof_name(const void *addr, char *buf, size_t len)
+bool lite_prof_name(const void *addr, char *buf, size_t len)
 {
   Dl_info info;
   if (addr == NULL) {
     snprintf(buf, len, "(unknown)");
-    return;
+    return true;
   }
   if (dladdr(addr, &info) == 0 || info.dli_fname == NULL) {
     snprintf(buf, len, "%p", addr);
-    return;
+    return false;
   }
   const char *object = strrchr(info.dli_fname, '/');
   object = object != NULL ? object + 1 : info.dli_fname;
   if (*object == 0)
     object = "main program";
-  if (info.dli_sname != NULL && info.dli_saddr != NULL)
+  if (info.dli_sname != NULL && info.dli_saddr != NULL) {
     snprintf(buf, len, "%s+0x%tx (%s)", info.dli_sname,
              (const char *)addr - (const char *)info.dli_saddr, object);
-  else /* a static function in a stripped object: the offset in the object */
-    snprintf(buf, len, "0x%tx (%s)", (const char *)addr - (const char *)info.dli_fbase, object);
+    return true;
+  }
+  /* Not exported (a static function, a program linked without -rdynamic): its symbol table,
+     if the object has one; else the offset in the object, for omplite-profile-lines. */
+  if (lite_prof_symtab_name(addr, object, buf, len))
+    return true;
+  snprintf(buf, len, "0x%tx (%s)", (const char *)addr - (const char *)info.dli_fbase, object);
+  return false;
 }
 
 static const char *const kind_names[LITE_PROF_KINDS] = {
@@ -189,7 +195,8 @@ static void print_header(FILE *f, unsigned nrows, bool to_stderr)
           "chunks/r", "steals", "decision", "parks", "wakes", "kind", "site");
 }
 
-static void print_row(FILE *f, const struct lite_prof_row *row)
+/* Returns false for a site left unnamed (an offset in an object without a symbol table). */
+static bool print_row(FILE *f, const struct lite_prof_row *row)
 {
   uint64_t count = atomic_load_explicit(&row->count, memory_order_relaxed);
   uint64_t total = total_ns(row);
@@ -234,10 +241,11 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
   if (fn != NULL && (row->key == NULL || lite_prof_in_runtime(row->key)) &&
       !lite_prof_in_runtime(fn))
     name_addr = fn;
+  bool named = true;
   if (row->key == NULL && fn == NULL)
     snprintf(site, sizeof site, "(other sites: the table is full)");
   else
-    lite_prof_name(name_addr, site, sizeof site);
+    named = lite_prof_name(name_addr, site, sizeof site);
   /* A construct that ended a region's or a task's body, in gcc's tail call (hooks.c user_site):
      the site is that region's or task's, so say which construct of it this is. */
   unsigned char tail = atomic_load_explicit(&row->tail, memory_order_relaxed);
@@ -261,6 +269,7 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
           waitp, forkus, joinus, sched, perrun, atomic_load_explicit(&row->steals, memory_order_relaxed),
           dec, atomic_load_explicit(&row->parks, memory_order_relaxed),
           atomic_load_explicit(&row->wakes, memory_order_relaxed), kind, site);
+  return named;
 }
 
 void lite_prof_report(void)
@@ -281,12 +290,19 @@ void lite_prof_report(void)
                                      "; the profile goes to stderr");
   FILE *f = to_file ? file.f : stderr;
   print_header(f, list.n, !to_file);
+  unsigned unnamed = 0;
   for (unsigned i = 0; i < list.n; i++)
-    print_row(f, list.rows[i]);
+    unnamed += !print_row(f, list.rows[i]);
   fprintf(f, "(count: runs; for barrier and critical, the members' passes, so that mean-us is one "
              "member's wait; for task, tasks made. wait%%: the members' wait at the construct's "
              "barrier or join, as a share of their time in it; for tasks, the share run by "
              "another thread. Times are wall clock.)\n");
+  /* Issue 40: "0x1f8c09 (mmseqs-avx2)" alone told nobody where to look. */
+  if (unnamed != 0)
+    fprintf(f, "(%u sites are offsets in objects without a symbol table (stripped): "
+               "tools/omplite-profile-lines -e /path/to/OBJECT adds their file:line where debug "
+               "information is found (a -dbgsym or -debuginfo package, or a build with -g).)\n",
+            unnamed);
   /* A program that starts other programs (a pipeline, a launcher script) printed one table per
      process into its own output, in the middle of it (issue 40): say where they can go. */
   if (!to_file)
@@ -309,6 +325,7 @@ void lite_prof_finish(void)
   lite_prof_report();
   if (lite_env.profile & LITE_PROF_TRACE)
     lite_trace_write();
+  lite_prof_symtab_close();
 }
 
 void lite_prof_fork_child(void)

@@ -644,7 +644,22 @@ tests_integration_rpath_profile_edges_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdyna
 tests_integration_rpath_profile_edges_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_profile_edges_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
-INTEG_BINARIES += tests/integration/profile_edges tests/integration/rpath/profile_edges
+tests_integration_profile_edges_nodyn_SOURCES = tests/integration/profile_edges.c \
+	tests/integration/lite_check.h
+tests_integration_profile_edges_nodyn_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_edges_nodyn_CFLAGS = $(INTEG_C_FLAGS) -O2 -foptimize-sibling-calls
+tests_integration_profile_edges_nodyn_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_profile_edges_nodyn_LDADD = $(INTEG_LIBS)
+
+tests_integration_profile_edges_stripped_SOURCES = tests/integration/profile_edges.c \
+	tests/integration/lite_check.h
+tests_integration_profile_edges_stripped_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_edges_stripped_CFLAGS = $(INTEG_C_FLAGS) -O2 -foptimize-sibling-calls
+tests_integration_profile_edges_stripped_LDFLAGS = $(INTEG_LINK_FLAGS) -s
+tests_integration_profile_edges_stripped_LDADD = $(INTEG_LIBS)
+
+INTEG_BINARIES += tests/integration/profile_edges tests/integration/rpath/profile_edges \
+	tests/integration/profile_edges_nodyn tests/integration/profile_edges_stripped
 INTEG_TESTS += tests/integration/profile_edges
 
 # Issue 37: the profile's files (t_profile_files), on the rpath route only: its setuid case needs

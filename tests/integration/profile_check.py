@@ -7,7 +7,10 @@ usage: profile_check.py shape N TABLE TRACE [CPUS]  the shape at N threads (on C
        profile_check.py full N TRACE                the same with a tiny trace buffer
        profile_check.py fork N TABLE TRACE CHILDPID the parent's and the child's files
        profile_check.py roots R TABLE TRACE         R root threads
-       profile_check.py edges N TABLE               profile_edges.c at N threads (issue 40)
+       profile_check.py edges N TABLE [PROGRAM]     profile_edges.c at N threads (issue 40)
+       profile_check.py symtab N TABLE PROGRAM      the same, built without -rdynamic: every
+                                                    site named from the symbol table
+       profile_check.py stripped TABLE PROGRAM      the same, stripped: every site in PROGRAM
        profile_check.py merge MERGED TABLE...       omplite-profile-merge's table of TABLEs
        profile_check.py merged MERGED K N           its table of K runs of profile_edges at N
 The counts are profile.c's and profile_edges.c's."""
@@ -226,15 +229,17 @@ def plain_site(site):
     return site.split(" [", 1)[0]
 
 
-def check_edges(n, table):
+def check_edges(n, table, program="profile_edges", named=True):
     """Every row belongs to the program: a construct that ended the body of a region or a task,
     a tail call whose return address is in the runtime, is the region's or the task's (issue
     40's "barrier 0x13189 (libomp-lite.so.0)")."""
     rows, _ = read_table(table)
     for r in rows:
-        if not plain_site(r["site"]).endswith("(profile_edges)"):
+        if not plain_site(r["site"]).endswith("(%s)" % program):
             fail("%s: a %s row whose site is not in the program: %s" % (table, r["kind"],
                                                                         r["site"]))
+    if not named:  # stripped: no site has a name to look for
+        return
     expect_count(rows, "parallel", "site_reduce", EDGE_REPS, table)
     expect_count(rows, "parallel", "site_single_tasks", EDGE_REPS, table)
     bar = expect_count(rows, "barrier", "site_single_tasks", EDGE_REPS * n, table)
@@ -253,6 +258,19 @@ def check_edges(n, table):
             fail("%s: the taskwait is not the task's that ended with it: %s" % (table, w["site"]))
         if int(w["count"]) != EDGE_REPS:
             fail("%s: taskwait: count %s, expected %d" % (table, w["count"], EDGE_REPS))
+
+
+def check_symtab(n, table, program):
+    """profile_edges without -rdynamic: dladdr names none of its functions, its .symtab all,
+    the outlined ones (site_single_tasks._omp_fn.0) too."""
+    check_edges(n, table, program)
+    rows, _ = read_table(table)
+    for r in rows:
+        if r["site"].startswith("0x"):
+            fail("%s: a site not named from the symbol table: %s %s" % (table, r["kind"],
+                                                                         r["site"]))
+    if not any("._omp_fn." in r["site"] for r in rows):
+        fail("%s: no site in an outlined function (NAME._omp_fn.N) named" % table)
 
 
 def check_merge(merged, tables):
@@ -299,7 +317,11 @@ def main(argv):
     elif mode == "roots":
         check_roots(int(argv[2]), argv[3], argv[4])
     elif mode == "edges":
-        check_edges(int(argv[2]), argv[3])
+        check_edges(int(argv[2]), argv[3], *argv[4:5])
+    elif mode == "stripped":
+        check_edges(0, argv[2], argv[3], named=False)
+    elif mode == "symtab":
+        check_symtab(int(argv[2]), argv[3], argv[4])
     elif mode == "merge":
         check_merge(argv[2], argv[3:])
     elif mode == "merged":

@@ -1023,6 +1023,25 @@ t_profile_edges() {
     else
         profile_verdict merged "$d/merged" 2 3
     fi
+    # Without exported symbols (no -rdynamic), the symbol table names the sites; stripped, the
+    # table says how to get them named. Built against the system libgomp only.
+    if [ "$route" = rpath ]; then
+        case_skip "profile_edges_nodyn, profile_edges_stripped: not built for the rpath route"
+        return
+    fi
+    rm -f "$d"/*
+    case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/table" profile_edges_nodyn
+    profile_verdict symtab 2 "$d/table" profile_edges_nodyn
+    rm -f "$d"/*
+    case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/table" profile_edges_stripped
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! grep -q '^ *[0-9.]* .* parallel  0x[0-9a-f]* (profile_edges_stripped)$' "$d/table" ||
+         ! grep -q '^(.*tools/omplite-profile-lines' "$d/table"; then
+        case_fail "stripped: no unnamed site, or no footer naming omplite-profile-lines"
+    else
+        profile_verdict stripped "$d/table" profile_edges_stripped
+    fi
 }
 
 # ---- issue 37: the profile's files ----
