@@ -4,6 +4,8 @@
 #include "profile.h"
 #include "loop_common.h"
 
+#include <link.h>
+#include <pthread.h>
 #include <string.h>
 
 static void add(_Atomic uint64_t *counter, uint64_t value)
@@ -67,6 +69,81 @@ static void flush_loops(struct lite_prof_thread *p)
 
 static void flush_barriers(struct lite_prof_thread *p);
 
+/* ------------------------------------------------------------- sites inside the runtime */
+
+/* A construct's site is its entry point's return address: the user's code, unless the user's
+   function ended with the call. gcc makes the last call of an outlined function a tail call
+   (`jmp GOMP_barrier` for the implicit barrier of a single, for or sections that ends a region's
+   body; `jmp GOMP_taskwait` ending a task's), and the return address is then the runtime's own
+   call of the outlined function: run_member for the workers, lite_parallel_run_profiled for the
+   leader, task.c for a task. Those rows read "barrier 0x13189 (libomp-lite.so.0)", a site no user
+   can act on, and the leader's waits and the workers' went to two rows, the workers' with count 0
+   (issue 40). Such a site becomes the one the thread entered the function through: the creation
+   site of the task it runs, else the site of its region. The check is two compares, on the
+   profiled path only. */
+static uintptr_t runtime_lo, runtime_hi;
+static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+
+static int find_runtime(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  (void)size;
+  uintptr_t self = (uintptr_t)arg;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && self >= lo && self < lo + ph->p_memsz) {
+      runtime_lo = lo;
+      runtime_hi = lo + ph->p_memsz;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* dl_iterate_phdr, not dladdr: dladdr takes the loader's lock, which a thread inside dlopen holds
+   while a library's constructor runs, perhaps waiting in a parallel region for this thread. */
+static void locate_runtime(void)
+{
+  dl_iterate_phdr(find_runtime, (void *)(uintptr_t)lite_prof_in_runtime);
+}
+
+bool lite_prof_in_runtime(const void *addr)
+{
+  pthread_once(&runtime_once, locate_runtime);
+  return (uintptr_t)addr >= runtime_lo && (uintptr_t)addr < runtime_hi;
+}
+
+/* The site to key a barrier, taskwait or taskgroup row by (tail: how it was found). */
+static const void *user_site(struct lite_prof_thread *p, const void *site,
+                             enum lite_prof_tail *tail)
+{
+  *tail = LITE_TAIL_NONE;
+  if (!lite_prof_in_runtime(site))
+    return site;
+  if (p->task_depth > p->task_base) {
+    if (p->task_depth > sizeof p->task_sites / sizeof p->task_sites[0])
+      return site; /* too deep to know which task: the runtime's address, as before */
+    *tail = LITE_TAIL_TASK;
+    return p->task_sites[p->task_depth - 1];
+  }
+  if (p->region != NULL && p->region->key != NULL) {
+    *tail = LITE_TAIL_REGION;
+    return p->region->key;
+  }
+  return site;
+}
+
+/* The row of a construct keyed by user_site. */
+static struct lite_prof_row *tail_row(const void *site, enum lite_prof_kind kind,
+                                      enum lite_prof_tail tail)
+{
+  struct lite_prof_row *row = lite_prof_row(site, kind, NULL);
+  if (tail != LITE_TAIL_NONE &&
+      atomic_load_explicit(&row->tail, memory_order_relaxed) != (unsigned char)tail)
+    atomic_store_explicit(&row->tail, (unsigned char)tail, memory_order_relaxed);
+  return row;
+}
+
 /* ------------------------------------------------------------------------ parallel regions */
 
 void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const void *fn)
@@ -74,11 +151,18 @@ void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const 
   struct lite_prof_thread *p = lite_prof_self();
   r->t0 = lite_now_ns();
   r->t1 = r->t2 = 0;
+  /* A nested region that ended its parent's body (a tail-called GOMP_parallel) has the
+     runtime's address for its site: its outlined function names it instead, one row each (the
+     enclosing region's site is that region's own row). */
+  if (fn != NULL && lite_prof_in_runtime(site) && !lite_prof_in_runtime(fn))
+    site = fn;
   r->row = lite_prof_row(site, LITE_PROF_PARALLEL, fn);
   r->saved_region = p->region;
   r->saved_loop = p->loop;
   r->saved_chunks = p->chunks;
   r->saved_steals = p->steals;
+  r->saved_task_base = p->task_base;
+  p->task_base = p->task_depth; /* a task running this region is not in its body */
   p->region = r->row;
   p->loop = NULL;
   p->chunks = p->steals = 0;
@@ -148,6 +232,7 @@ void lite_prof_region_end(struct lite_prof_region *r, struct lite_team *team, un
   p->loop = r->saved_loop;
   p->chunks = r->saved_chunks;
   p->steals = r->saved_steals;
+  p->task_base = r->saved_task_base;
   p->pending_row = NULL;
 }
 
@@ -287,6 +372,8 @@ static void flush_barriers(struct lite_prof_thread *p)
 void lite_prof_barrier(struct lite_thread *thr, const void *site)
 {
   struct lite_prof_thread *p = lite_prof_self();
+  enum lite_prof_tail tail;
+  site = user_site(p, site, &tail);
   uint64_t start = lite_now_ns();
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_BARRIER, site, start);
@@ -294,14 +381,17 @@ void lite_prof_barrier(struct lite_thread *thr, const void *site)
   uint64_t end = lite_now_ns();
   if (p->bar_site != site) {
     flush_barriers(p);
-    p->bar_row = lite_prof_row(site, LITE_PROF_BARRIER, NULL);
+    p->bar_row = tail_row(site, LITE_PROF_BARRIER, tail);
     p->bar_site = site;
   }
+  /* Every member counts its pass, as the total sums every member's wait: counted once per team
+     by thread 0, a barrier construct that thread 0 never met (it passed the team's barrier
+     elsewhere: `if (omp_get_thread_num() == 0) { ...; barrier } else barrier`, or a tail call
+     before issue 40's fix) read "count 0" beside a total of 158 ms. mean-us is then one member's
+     mean wait there. */
   p->bar_wait_ns += end - start;
-  if (thr->id == 0) { /* once per team */
-    p->bar_count++;
-    p->bar_threads = thr->team != NULL ? thr->team->nthreads : 1;
-  }
+  p->bar_count++;
+  p->bar_threads = thr->team != NULL ? thr->team->nthreads : 1;
   if (lite_prof_tracing())
     lite_trace_end(LITE_TR_BARRIER, end, 0, 0);
 }
@@ -391,6 +481,10 @@ void lite_prof_task_created_slow(const void *site)
 
 uint64_t lite_prof_task_start_slow(const void *site)
 {
+  struct lite_prof_thread *p = lite_prof_self();
+  if (p->task_depth < sizeof p->task_sites / sizeof p->task_sites[0])
+    p->task_sites[p->task_depth] = site;
+  p->task_depth++;
   uint64_t now = lite_now_ns();
   if (lite_prof_tracing())
     lite_trace_begin(LITE_TR_TASK, site, now);
@@ -399,6 +493,9 @@ uint64_t lite_prof_task_start_slow(const void *site)
 
 void lite_prof_task_ran_slow(const void *site, bool other_thread, uint64_t start_ns)
 {
+  struct lite_prof_thread *p = lite_prof_self();
+  if (p->task_depth > 0)
+    p->task_depth--;
   uint64_t now = lite_now_ns();
   struct lite_prof_row *row = lite_prof_row(site, LITE_PROF_TASK, NULL);
   add(&row->member_ns, now > start_ns ? now - start_ns : 0);
@@ -420,7 +517,9 @@ uint64_t lite_prof_wait_begin_slow(enum lite_prof_kind kind)
 void lite_prof_wait_end_slow(const void *site, enum lite_prof_kind kind, uint64_t start_ns)
 {
   uint64_t now = lite_now_ns();
-  struct lite_prof_row *row = lite_prof_row(site, kind, NULL);
+  enum lite_prof_tail tail;
+  site = user_site(lite_prof_self(), site, &tail);
+  struct lite_prof_row *row = tail_row(site, kind, tail);
   add(&row->count, 1);
   add(&row->wait_ns, now > start_ns ? now - start_ns : 0);
   if (lite_prof_tracing())

@@ -6,6 +6,8 @@ libomp_lite_internal_la_SOURCES += \
 	profile/hooks.c \
 	profile/report.c \
 	profile/output.c \
+	profile/symtab.c \
 	profile/trace.c
-# file:line for a table's sites, through binutils (installed beside the library's users' tools).
-dist_bin_SCRIPTS = tools/omplite-profile-lines
+# file:line for a table's sites, through binutils; the tables of many processes merged into one
+# (installed beside the library's users' tools).
+dist_bin_SCRIPTS = tools/omplite-profile-lines tools/omplite-profile-merge

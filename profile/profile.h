@@ -57,7 +57,8 @@ struct lite_prof_row {
   const void *key;                 /* the call site; NULL: free (set once, under the CAS) */
   enum lite_prof_kind kind;
   _Atomic(const void *) fn;        /* the outlined function, where there is one */
-  _Atomic uint64_t count;          /* runs (regions, loops, barriers met by the team, ...) */
+  _Atomic uint64_t count;          /* runs (regions, loops); members' passes (barrier, critical),
+                                      tasks made, waits (taskwait, taskgroup) */
   _Atomic uint64_t wall_ns;        /* wall time of the runs (a loop: its members' mean) */
   _Atomic uint64_t member_ns;      /* the members' time inside, summed over members */
   _Atomic uint64_t wait_ns;        /* the members' wait at its barrier / join / lock */
@@ -69,7 +70,17 @@ struct lite_prof_row {
   _Atomic unsigned min_threads, max_threads;
   _Atomic unsigned sched_mask;     /* loops: the schedules seen (1 << enum lite_sched) */
   _Atomic uint64_t decisions[LITE_DEC_KINDS];
+  _Atomic unsigned char tail;      /* enum lite_prof_tail: how key was found (hooks.c) */
 } LITE_ALIGNED;
+
+/* A row whose construct was the last call of a function the runtime itself called (gcc's tail
+   call: `jmp GOMP_barrier`), so that its return address was in the runtime: it is keyed by the
+   site the thread entered through instead (hooks.c user_site), and the report says so. */
+enum lite_prof_tail {
+  LITE_TAIL_NONE,
+  LITE_TAIL_REGION, /* key: the site of the region whose body ended with the construct */
+  LITE_TAIL_TASK    /* key: the site that created the task whose body ended with it */
+};
 
 /* The row of (site, kind), made on first use; never NULL (a full table gives its last row,
    "other sites"). */
@@ -109,6 +120,11 @@ struct lite_prof_thread {
   uint64_t bar_wait_ns, bar_count;
   unsigned bar_threads;
   struct lite_trace_buf *trace; /* its trace buffer (trace.c), made on its first event */
+  /* The creation sites of the tasks it is running, innermost last (a task runs others in its
+     taskwait): the site a tail-called taskwait belongs to. Deeper than the array, only counted. */
+  unsigned task_depth;
+  unsigned task_base; /* task_depth when its innermost region began: deeper ones are its own */
+  const void *task_sites[8];
 };
 extern __thread struct lite_prof_thread *lite_prof_tls __attribute__((tls_model("initial-exec")));
 struct lite_prof_thread *lite_prof_thread_make(void);
@@ -130,6 +146,7 @@ struct lite_prof_region {
   struct lite_prof_row *row, *saved_region, *saved_loop;
   uint64_t t0, t1, t2;
   uint64_t saved_chunks, saved_steals;
+  unsigned saved_task_base;
 };
 void lite_prof_region_begin(struct lite_prof_region *r, const void *site, const void *fn);
 void lite_prof_region_forked(struct lite_prof_region *r, struct lite_thread *thr, bool combined);
@@ -276,7 +293,16 @@ bool lite_prof_file_open(struct lite_prof_file *file, const char *var, const cha
 /* Closes it; one warning if any write or the close failed (then returns false). */
 bool lite_prof_file_close(struct lite_prof_file *file);
 
-/* The name of an address: "function+0xoff (object)" (dladdr), into buf. */
-void lite_prof_name(const void *addr, char *buf, size_t len);
+/* Whether addr is in libomp-lite's own code (its executable segment, found once). */
+bool lite_prof_in_runtime(const void *addr);
+
+/* The name of an address: "function+0xoff (object)" (dladdr, else the object's symbol table),
+   into buf; false where neither names the function: "0xoff (object)", the offset in the object. */
+bool lite_prof_name(const void *addr, char *buf, size_t len);
+/* symtab.c: addr's function from the symbol table of the file of its object, named object in buf;
+   false if the object has none (stripped) or is not the file it was loaded from. At exit only:
+   the files stay mapped until lite_prof_symtab_close. */
+bool lite_prof_symtab_name(const void *addr, const char *object, char *buf, size_t len);
+void lite_prof_symtab_close(void);
 
 #endif

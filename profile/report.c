@@ -2,11 +2,10 @@
 
    Sites are named "function+0xoffset (object)" through dladdr, which needs no debug information
    and no library the user may lack; tools/omplite-profile-lines turns the names into file:line
-   with addr2line where the object has debug information. A site inside libomp-lite itself is
-   named by the row's outlined function instead, where it has one outside. (A clang-built region
-   comes through kmpc/'s __kmpc_fork_call, whose GOMP_parallel call is the site and whose own
-   trampoline the function: all such regions share one row until kmpc/ passes its caller's
-   address to lite_parallel_run_profiled.) */
+   with addr2line where the object has debug information. A barrier or taskwait that ended a
+   region's or a task's body (a tail call, whose return address is in the runtime) is keyed by
+   that region's or task's site (hooks.c user_site), and its row says so. A site still inside
+   libomp-lite is named by the row's outlined function instead, where it has one outside. */
 #include "profile.h"
 
 #include <dlfcn.h>
@@ -46,34 +45,32 @@ const char *lite_prof_file_name(const char *path, char *buf, size_t len)
   return buf;
 }
 
-void lite_prof_name(const void *addr, char *buf, size_t len)
+bool lite_prof_name(const void *addr, char *buf, size_t len)
 {
   Dl_info info;
   if (addr == NULL) {
     snprintf(buf, len, "(unknown)");
-    return;
+    return true;
   }
   if (dladdr(addr, &info) == 0 || info.dli_fname == NULL) {
     snprintf(buf, len, "%p", addr);
-    return;
+    return false;
   }
   const char *object = strrchr(info.dli_fname, '/');
   object = object != NULL ? object + 1 : info.dli_fname;
   if (*object == 0)
     object = "main program";
-  if (info.dli_sname != NULL && info.dli_saddr != NULL)
+  if (info.dli_sname != NULL && info.dli_saddr != NULL) {
     snprintf(buf, len, "%s+0x%tx (%s)", info.dli_sname,
              (const char *)addr - (const char *)info.dli_saddr, object);
-  else /* a static function in a stripped object: the offset in the object */
-    snprintf(buf, len, "0x%tx (%s)", (const char *)addr - (const char *)info.dli_fbase, object);
-}
-
-/* Whether addr is in libomp-lite itself. */
-static bool in_runtime(const void *addr)
-{
-  Dl_info self, other;
-  return addr != NULL && dladdr((const void *)lite_prof_name, &self) != 0 &&
-         dladdr(addr, &other) != 0 && self.dli_fbase == other.dli_fbase;
+    return true;
+  }
+  /* Not exported (a static function, a program linked without -rdynamic): its symbol table,
+     if the object has one; else the offset in the object, for omplite-profile-lines. */
+  if (lite_prof_symtab_name(addr, object, buf, len))
+    return true;
+  snprintf(buf, len, "0x%tx (%s)", (const char *)addr - (const char *)info.dli_fbase, object);
+  return false;
 }
 
 static const char *const kind_names[LITE_PROF_KINDS] = {
@@ -169,7 +166,7 @@ static void decision_text(const struct lite_prof_row *row, char *buf, size_t len
     snprintf(buf, len, "-");
 }
 
-static void print_header(FILE *f, unsigned nrows)
+static void print_header(FILE *f, unsigned nrows, bool to_stderr)
 {
   uint64_t sizes = atomic_load_explicit(&lite_prof_team_sizes, memory_order_relaxed);
   char teams[256] = "";
@@ -189,15 +186,17 @@ static void print_header(FILE *f, unsigned nrows)
     snprintf(binding, sizeof binding, "off");
   fprintf(f,
           "libomp-lite profile: pid %d, %u sites; team sizes %s; %u CPUs; wait policy %s "
-          "(spin %" PRIu64 " us, then park); binding %s\n",
+          "(spin %" PRIu64 " us, then park); binding %s%s\n",
           (int)getpid(), nrows, at ? teams : "-", lite_env.ncpus, policy,
-          lite_env.spin_ns / 1000, binding);
+          lite_env.spin_ns / 1000, binding,
+          to_stderr ? "; on stderr (a file per process: OMPLITE_PROFILE=/path/prof.%p)" : "");
   fprintf(f, "%10s %9s %10s %5s %6s %8s %8s %-12s %9s %7s %-24s %7s %7s %-9s %s\n",
           "total-ms", "count", "mean-us", "thr", "wait%", "fork-us", "join-us", "schedule",
           "chunks/r", "steals", "decision", "parks", "wakes", "kind", "site");
 }
 
-static void print_row(FILE *f, const struct lite_prof_row *row)
+/* Returns false for a site left unnamed (an offset in an object without a symbol table). */
+static bool print_row(FILE *f, const struct lite_prof_row *row)
 {
   uint64_t count = atomic_load_explicit(&row->count, memory_order_relaxed);
   uint64_t total = total_ns(row);
@@ -208,7 +207,7 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
   uint64_t chunks = atomic_load_explicit(&row->chunks, memory_order_relaxed);
   unsigned lo = atomic_load_explicit(&row->min_threads, memory_order_relaxed);
   unsigned hi = atomic_load_explicit(&row->max_threads, memory_order_relaxed);
-  char thr[16], waitp[16], forkus[16], joinus[16], sched[32], perrun[24], dec[64], site[200];
+  char thr[16], waitp[16], forkus[16], joinus[16], sched[32], perrun[24], dec[64], site[512];
   if (hi == 0)
     snprintf(thr, sizeof thr, "-");
   else if (lo == hi)
@@ -239,12 +238,22 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
   decision_text(row, dec, sizeof dec);
   const void *name_addr = row->key;
   const void *fn = atomic_load_explicit(&row->fn, memory_order_relaxed);
-  if (fn != NULL && (row->key == NULL || in_runtime(row->key)) && !in_runtime(fn))
+  if (fn != NULL && (row->key == NULL || lite_prof_in_runtime(row->key)) &&
+      !lite_prof_in_runtime(fn))
     name_addr = fn;
+  bool named = true;
   if (row->key == NULL && fn == NULL)
     snprintf(site, sizeof site, "(other sites: the table is full)");
   else
-    lite_prof_name(name_addr, site, sizeof site);
+    named = lite_prof_name(name_addr, site, sizeof site);
+  /* A construct that ended a region's or a task's body, in gcc's tail call (hooks.c user_site):
+     the site is that region's or task's, so say which construct of it this is. */
+  unsigned char tail = atomic_load_explicit(&row->tail, memory_order_relaxed);
+  if (tail != LITE_TAIL_NONE) {
+    size_t at = strlen(site);
+    snprintf(site + at, sizeof site - at, " [the last construct of the %s at this site]",
+             tail == LITE_TAIL_TASK ? "task made" : "region started");
+  }
   const char *kind = kind_names[row->kind < LITE_PROF_KINDS ? row->kind : 0];
   char kindbuf[24];
   if (row->kind == LITE_PROF_TASK) {
@@ -260,6 +269,7 @@ static void print_row(FILE *f, const struct lite_prof_row *row)
           waitp, forkus, joinus, sched, perrun, atomic_load_explicit(&row->steals, memory_order_relaxed),
           dec, atomic_load_explicit(&row->parks, memory_order_relaxed),
           atomic_load_explicit(&row->wakes, memory_order_relaxed), kind, site);
+  return named;
 }
 
 void lite_prof_report(void)
@@ -279,11 +289,26 @@ void lite_prof_report(void)
                  lite_prof_file_open(&file, "OMPLITE_PROFILE", lite_prof_path,
                                      "; the profile goes to stderr");
   FILE *f = to_file ? file.f : stderr;
-  print_header(f, list.n);
+  print_header(f, list.n, !to_file);
+  unsigned unnamed = 0;
   for (unsigned i = 0; i < list.n; i++)
-    print_row(f, list.rows[i]);
-  fprintf(f, "(wait%%: the members' wait at the construct's barrier or join, as a share of their "
-             "time in it; for tasks, the share run by another thread. Times are wall clock.)\n");
+    unnamed += !print_row(f, list.rows[i]);
+  fprintf(f, "(count: runs; for barrier and critical, the members' passes, so that mean-us is one "
+             "member's wait; for task, tasks made. wait%%: the members' wait at the construct's "
+             "barrier or join, as a share of their time in it; for tasks, the share run by "
+             "another thread. Times are wall clock.)\n");
+  /* Issue 40: "0x1f8c09 (mmseqs-avx2)" alone told nobody where to look. */
+  if (unnamed != 0)
+    fprintf(f, "(%u sites are offsets in objects without a symbol table (stripped): "
+               "tools/omplite-profile-lines -e /path/to/OBJECT adds their file:line where debug "
+               "information is found (a -dbgsym or -debuginfo package, or a build with -g).)\n",
+            unnamed);
+  /* A program that starts other programs (a pipeline, a launcher script) printed one table per
+     process into its own output, in the middle of it (issue 40): say where they can go. */
+  if (!to_file)
+    fprintf(f, "(Each process that runs OpenMP prints its own table here. To have one file per "
+               "process instead, set OMPLITE_PROFILE=/path/prof.%%p (%%p: the pid); then "
+               "tools/omplite-profile-merge /path/prof.* makes them one table.)\n");
   if (to_file)
     lite_prof_file_close(&file);
   else
@@ -300,6 +325,7 @@ void lite_prof_finish(void)
   lite_prof_report();
   if (lite_env.profile & LITE_PROF_TRACE)
     lite_trace_write();
+  lite_prof_symtab_close();
 }
 
 void lite_prof_fork_child(void)

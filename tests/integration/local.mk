@@ -624,6 +624,44 @@ INTEG_BINARIES += tests/integration/profile tests/integration/rpath/profile
 INTEG_TESTS += tests/integration/profile
 EXTRA_DIST += tests/integration/profile_check.py
 
+# Issue 40: the profile on the shapes that showed its rough edges (t_profile_edges). -O2 for
+# gcc's tail calls, which the test is about (a CFLAGS with -O0 after it leaves them out, and the
+# test then checks less). Built with -rdynamic as profile above; without it, so that only the
+# symbol table names the program's functions; and stripped, so that nothing does (these two on
+# the routes with the system-linked binaries).
+tests_integration_profile_edges_SOURCES = tests/integration/profile_edges.c \
+	tests/integration/lite_check.h
+tests_integration_profile_edges_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_edges_CFLAGS = $(INTEG_C_FLAGS) -O2 -foptimize-sibling-calls
+tests_integration_profile_edges_LDFLAGS = $(INTEG_LINK_FLAGS) -rdynamic
+tests_integration_profile_edges_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_profile_edges_SOURCES = tests/integration/profile_edges.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_profile_edges_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_profile_edges_CFLAGS = $(INTEG_C_FLAGS) -O2 -foptimize-sibling-calls
+tests_integration_rpath_profile_edges_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdynamic
+tests_integration_rpath_profile_edges_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_profile_edges_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+tests_integration_profile_edges_nodyn_SOURCES = tests/integration/profile_edges.c \
+	tests/integration/lite_check.h
+tests_integration_profile_edges_nodyn_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_edges_nodyn_CFLAGS = $(INTEG_C_FLAGS) -O2 -foptimize-sibling-calls
+tests_integration_profile_edges_nodyn_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_profile_edges_nodyn_LDADD = $(INTEG_LIBS)
+
+tests_integration_profile_edges_stripped_SOURCES = tests/integration/profile_edges.c \
+	tests/integration/lite_check.h
+tests_integration_profile_edges_stripped_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_edges_stripped_CFLAGS = $(INTEG_C_FLAGS) -O2 -foptimize-sibling-calls
+tests_integration_profile_edges_stripped_LDFLAGS = $(INTEG_LINK_FLAGS) -s
+tests_integration_profile_edges_stripped_LDADD = $(INTEG_LIBS)
+
+INTEG_BINARIES += tests/integration/profile_edges tests/integration/rpath/profile_edges \
+	tests/integration/profile_edges_nodyn tests/integration/profile_edges_stripped
+INTEG_TESTS += tests/integration/profile_edges
+
 # Issue 37: the profile's files (t_profile_files), on the rpath route only: its setuid case needs
 # a program that finds libomp-lite without LD_PRELOAD or LD_LIBRARY_PATH, which a setuid program
 # ignores, and its other cases do not depend on how the library is found.

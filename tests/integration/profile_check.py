@@ -7,12 +7,19 @@ usage: profile_check.py shape N TABLE TRACE [CPUS]  the shape at N threads (on C
        profile_check.py full N TRACE                the same with a tiny trace buffer
        profile_check.py fork N TABLE TRACE CHILDPID the parent's and the child's files
        profile_check.py roots R TABLE TRACE         R root threads
-The counts are profile.c's."""
+       profile_check.py edges N TABLE [PROGRAM]     profile_edges.c at N threads (issue 40)
+       profile_check.py symtab N TABLE PROGRAM      the same, built without -rdynamic: every
+                                                    site named from the symbol table
+       profile_check.py stripped TABLE PROGRAM      the same, stripped: every site in PROGRAM
+       profile_check.py merge MERGED TABLE...       omplite-profile-merge's table of TABLEs
+       profile_check.py merged MERGED K N           its table of K runs of profile_edges at N
+The counts are profile.c's and profile_edges.c's."""
 import json
 import sys
 
 REGIONS, LOOPS, BARRIERS, SINGLES, CRITICALS, SECTIONS, TASKS = 50, 12, 7, 5, 3, 4, 30
 CHILD_REGIONS, ROOT_REGIONS = 9, 20
+EDGE_REPS = 10
 problems = []
 
 
@@ -44,6 +51,12 @@ def read_table(path):
         row = dict(zip(names[:ncols], parts[:ncols]))
         row["site"] = parts[ncols]
         rows.append(row)
+    for r in rows:
+        # Issue 40: a total with no count (a barrier whose waits came from members other than
+        # thread 0, which alone counted) cannot be read.
+        if int(r["count"]) == 0 and float(r["total-ms"]) > 0:
+            fail("%s: count 0 with a total of %s ms: %s %s" % (path, r["total-ms"], r["kind"],
+                                                               r["site"]))
     totals = [float(r["total-ms"]) for r in rows]
     if totals != sorted(totals, reverse=True):
         fail("%s: the rows are not sorted by total time" % path)
@@ -113,7 +126,8 @@ def check_shape(n, table, trace, cpus):
     expect_count(rows, "parallel", "site_loops", 1, table)
     uneven = expect_count(rows, "loop", "site_uneven", LOOPS, table)
     even = expect_count(rows, "loop", "site_even", LOOPS, table)
-    expect_count(rows, "barrier", "site_barrier", BARRIERS, table)
+    # A barrier counts each member's pass (its total is every member's wait).
+    expect_count(rows, "barrier", "site_barrier", BARRIERS * n, table)
     expect_count(rows, "single", "site_single", SINGLES, table)
     expect_count(rows, "critical", "site_critical", CRITICALS * n, table)
     sections = expect_count(rows, "sections", "site_sections", SECTIONS, table)
@@ -210,6 +224,88 @@ def check_roots(nroots, table, trace):
         fail("%s: %d worker lanes, expected at least %d" % (trace, len(workers), nroots))
 
 
+def plain_site(site):
+    """A site without the table's note on how it was found ("... (object) [the last ...]")."""
+    return site.split(" [", 1)[0]
+
+
+def check_edges(n, table, program="profile_edges", named=True):
+    """Every row belongs to the program: a construct that ended the body of a region or a task,
+    a tail call whose return address is in the runtime, is the region's or the task's (issue
+    40's "barrier 0x13189 (libomp-lite.so.0)")."""
+    rows, _ = read_table(table)
+    for r in rows:
+        if not plain_site(r["site"]).endswith("(%s)" % program):
+            fail("%s: a %s row whose site is not in the program: %s" % (table, r["kind"],
+                                                                        r["site"]))
+    if not named:  # stripped: no site has a name to look for
+        return
+    expect_count(rows, "parallel", "site_reduce", EDGE_REPS, table)
+    expect_count(rows, "parallel", "site_single_tasks", EDGE_REPS, table)
+    bar = expect_count(rows, "barrier", "site_single_tasks", EDGE_REPS * n, table)
+    if bar is not None and "[the last construct of the region" not in bar["site"]:
+        fail("%s: the single's barrier does not say it ended the region: %s" % (table,
+                                                                               bar["site"]))
+    expect_count(rows, "barrier", "site_leader_barrier", EDGE_REPS, table)
+    expect_count(rows, "barrier", "site_others_barrier", EDGE_REPS * (n - 1), table)
+    waits = [r for r in rows if r["kind"] == "taskwait"]
+    tasks = set(r["site"] for r in rows if r["kind"] == "task")
+    if len(waits) != 1:
+        fail("%s: %d taskwait rows, expected 1" % (table, len(waits)))
+    else:
+        w = waits[0]
+        if plain_site(w["site"]) not in tasks or "[the last construct of the task" not in w["site"]:
+            fail("%s: the taskwait is not the task's that ended with it: %s" % (table, w["site"]))
+        if int(w["count"]) != EDGE_REPS:
+            fail("%s: taskwait: count %s, expected %d" % (table, w["count"], EDGE_REPS))
+
+
+def check_symtab(n, table, program):
+    """profile_edges without -rdynamic: dladdr names none of its functions, its .symtab all,
+    the outlined ones (site_single_tasks._omp_fn.0) too."""
+    check_edges(n, table, program)
+    rows, _ = read_table(table)
+    for r in rows:
+        if r["site"].startswith("0x"):
+            fail("%s: a site not named from the symbol table: %s %s" % (table, r["kind"],
+                                                                         r["site"]))
+    if not any("._omp_fn." in r["site"] for r in rows):
+        fail("%s: no site in an outlined function (NAME._omp_fn.N) named" % table)
+
+
+def check_merge(merged, tables):
+    """One row per kind and site of the tables, with their counts summed."""
+    rows, header = read_table(merged)
+    if "merged %d tables" % len(tables) not in header:
+        fail("%s: the header does not say 'merged %d tables': %s" % (merged, len(tables), header))
+    want = {}
+    for t in tables:
+        for r in read_table(t)[0]:
+            key = (r["kind"], r["site"])
+            want[key] = want.get(key, 0) + int(r["count"])
+    got = {}
+    for r in rows:
+        key = (r["kind"], r["site"])
+        if key in got:
+            fail("%s: two rows for %s %s" % (merged, r["kind"], r["site"]))
+        got[key] = int(r["count"])
+    if got != want:
+        for key in sorted(set(got) | set(want)):
+            if got.get(key) != want.get(key):
+                fail("%s: %s %s: count %s, expected %s (the tables' sum)"
+                     % (merged, key[0], key[1], got.get(key), want.get(key)))
+
+
+def check_merged(merged, runs, n):
+    """The merge of `runs` runs of profile_edges at n threads, from a log of their stderr."""
+    rows, header = read_table(merged)
+    if "merged %d tables" % runs not in header:
+        fail("%s: the header does not say 'merged %d tables': %s" % (merged, runs, header))
+    expect_count(rows, "parallel", "site_reduce", runs * EDGE_REPS, merged)
+    expect_count(rows, "barrier", "site_single_tasks", runs * EDGE_REPS * n, merged)
+    expect_count(rows, "barrier", "site_others_barrier", runs * EDGE_REPS * (n - 1), merged)
+
+
 def main(argv):
     mode = argv[1]
     if mode == "shape":
@@ -220,6 +316,16 @@ def main(argv):
         check_fork(int(argv[2]), argv[3], argv[4], argv[5])
     elif mode == "roots":
         check_roots(int(argv[2]), argv[3], argv[4])
+    elif mode == "edges":
+        check_edges(int(argv[2]), argv[3], *argv[4:5])
+    elif mode == "stripped":
+        check_edges(0, argv[2], argv[3], named=False)
+    elif mode == "symtab":
+        check_symtab(int(argv[2]), argv[3], argv[4])
+    elif mode == "merge":
+        check_merge(argv[2], argv[3:])
+    elif mode == "merged":
+        check_merged(argv[2], int(argv[3]), int(argv[4]))
     else:
         fail("unknown mode %s" % mode)
     for p in problems:

@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile profile_files many_cores"
+ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -1001,6 +1001,78 @@ t_profile() {
         case_fail "no profile table on stderr with a row for site_roots"
     else
         case_pass
+    fi
+}
+
+# tests/integration/profile_edges.c: the shapes of other people's programs that showed the
+# profile's rough edges (issue 40; profile_check.py edges says what it checks).
+t_profile_edges() {
+    if ! lite_route; then
+        case_skip "profile_edges: libomp-lite's own OMPLITE_PROFILE"
+        return
+    fi
+    if ! command -v python3 > /dev/null; then
+        echo "  SKIP  profile_edges: python3 is not installed"
+        return
+    fi
+    local d=$tmp/profile_edges n
+    mkdir -p "$d"
+    for n in 2 3; do
+        rm -f "$d"/*
+        case_run OMP_NUM_THREADS=$n OMPLITE_PROFILE="$d/table" profile_edges
+        profile_verdict edges "$n" "$d/table"
+    done
+    # A program that starts many processes: one file each (%p), merged into one table.
+    local merge=$(dirname "$0")/../../tools/omplite-profile-merge i
+    rm -f "$d"/*
+    for i in 1 2 3; do
+        case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/prof.%p" profile_edges
+        [ "$CASE_RC" -eq 0 ] || break
+    done
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif [ "$(ls "$d"/prof.* | wc -l)" -ne 3 ]; then
+        case_fail "not 3 files from OMPLITE_PROFILE=$d/prof.%p: $(ls "$d")"
+    elif ! python3 "$merge" "$d"/prof.* > "$d/merged" 2>> "$CASE_ERR"; then
+        case_fail "omplite-profile-merge failed"
+    else
+        profile_verdict merge "$d/merged" "$d"/prof.*
+    fi
+    # The tables on stderr, between the program's own output: they say how to get a file per
+    # process, and the merge finds them in the log.
+    : > "$d/log"
+    for i in 1 2; do
+        case_run OMP_NUM_THREADS=3 OMPLITE_PROFILE=1 profile_edges
+        { echo "a line of the program's"; cat "$CASE_ERR"; echo "normal termination"; } >> "$d/log"
+    done
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! grep -q 'OMPLITE_PROFILE=/path/prof.%p' "$CASE_ERR" ||
+         ! grep -q 'omplite-profile-merge' "$CASE_ERR"; then
+        case_fail "the table on stderr does not say how to write one file per process and merge"
+    elif ! python3 "$merge" "$d/log" > "$d/merged" 2>> "$CASE_ERR"; then
+        case_fail "omplite-profile-merge failed on the log"
+    else
+        profile_verdict merged "$d/merged" 2 3
+    fi
+    # Without exported symbols (no -rdynamic), the symbol table names the sites; stripped, the
+    # table says how to get them named. Built against the system libgomp only.
+    if [ "$route" = rpath ]; then
+        case_skip "profile_edges_nodyn, profile_edges_stripped: not built for the rpath route"
+        return
+    fi
+    rm -f "$d"/*
+    case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/table" profile_edges_nodyn
+    profile_verdict symtab 2 "$d/table" profile_edges_nodyn
+    rm -f "$d"/*
+    case_run OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/table" profile_edges_stripped
+    if [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! grep -q '^ *[0-9.]* .* parallel  0x[0-9a-f]* (profile_edges_stripped)$' "$d/table" ||
+         ! grep -q '^(.*tools/omplite-profile-lines' "$d/table"; then
+        case_fail "stripped: no unnamed site, or no footer naming omplite-profile-lines"
+    else
+        profile_verdict stripped "$d/table" profile_edges_stripped
     fi
 }
 

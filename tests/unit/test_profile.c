@@ -1,7 +1,8 @@
 /* Unit tests for profile/: the rows (one per site and kind, the overflow row of a full table),
    the report's file names, what output.c refuses to write into and how it reports a write error,
    and the trace buffer's rule that what it keeps always nests (a begin that does not fit is
-   dropped with its end), written to a file and read back. */
+   dropped with its end), written to a file and read back; a function named from the symbol
+   table. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,30 @@ START_TEST(test_trace_full_buffer)
 }
 END_TEST
 
+/* A function no dynamic symbol names (static, in a program not linked with -rdynamic): the
+   report names it from the program's symbol table (symtab.c), and a site in the runtime is
+   told from one in the program. */
+static __attribute__((noinline)) int not_exported(int x)
+{
+  __asm__ volatile("" : "+r"(x));
+  return x + 1;
+}
+
+START_TEST(test_symtab_names)
+{
+  char buf[256];
+  const char *addr = (const char *)not_exported + 1;
+  ck_assert(not_exported(1) == 2);
+  ck_assert(lite_prof_name(addr, buf, sizeof buf));
+  ck_assert_msg(strncmp(buf, "not_exported+0x1 (", 18) == 0, "named %s", buf);
+  ck_assert(lite_prof_in_runtime((const void *)lite_prof_name)); /* linked in, here */
+  lite_prof_symtab_close();
+  /* Again after the close: the file is mapped anew. */
+  ck_assert(lite_prof_name(addr, buf, sizeof buf));
+  lite_prof_symtab_close();
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("profile");
@@ -303,6 +328,7 @@ int main(void)
   tcase_add_test(tc, test_file_names);
   tcase_add_test(tc, test_output_files);
   tcase_add_test(tc, test_trace_full_buffer);
+  tcase_add_test(tc, test_symtab_names);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);
