@@ -7,6 +7,7 @@
    KMPC_MAX_ARGS shared variables stops the program with a message. */
 #include "internal.h"
 #include "kmpc.h"
+#include "ompt/ompt.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 #error "kmpc/invoke.c passes surplus arguments, which is safe only on x86-64 and AArch64"
@@ -20,7 +21,9 @@
 
 typedef void (*micro4)(int32_t *, int32_t *, void *, void *, void *, void *);
 
-void lite_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, void **argv)
+/* Inlined into both callers below, so that each calls the body itself. */
+static inline __attribute__((always_inline)) void call(kmpc_micro fn, int32_t *gtid,
+                                                       int32_t *btid, int argc, void **argv)
 {
   if (argc <= 4) {
     void *a[4] = { 0 };
@@ -42,4 +45,26 @@ void lite_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, voi
     fn(gtid, btid, A64(0));
   else
     fn(gtid, btid, A64(0), A64(64), A64(128), A64(192));
+}
+
+/* With a tool attached: the running task's exit frame is this function's, the body's caller
+   (ompt/events.c says why), while the body runs. */
+static __attribute__((noinline)) void call_traced(kmpc_micro fn, int32_t *gtid, int32_t *btid,
+                                                  int argc, void **argv)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *t = lite_current_task(thr);
+  void *saved = t->ompt_frame.exit_frame.ptr;
+  t->ompt_frame.exit_frame.ptr = __builtin_frame_address(0);
+  t->ompt_frame.exit_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+  call(fn, gtid, btid, argc, argv);
+  t->ompt_frame.exit_frame.ptr = saved;
+}
+
+void lite_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, void **argv)
+{
+  if (lite_ompt_on())
+    call_traced(fn, gtid, btid, argc, argv);
+  else
+    call(fn, gtid, btid, argc, argv);
 }

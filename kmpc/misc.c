@@ -1,11 +1,10 @@
 /* The rest of LLVM's ABI that clang 14 emits for host code: the allocate directive's
-   allocators, the error directive, the affinity clause, the target-offload policy; and the
-   warning that OMPT tools get. */
+   allocators, the error directive, the affinity clause, the target-offload policy. (OMPT
+   tools start in ompt/start.c.) */
 #include "internal.h"
 #include "kmpc.h"
 
 #include <stdlib.h>
-#include <strings.h>
 
 KMPC_EXPORT void *__kmpc_alloc(int gtid, size_t size, omp_allocator_handle_t allocator)
 {
@@ -93,20 +92,4 @@ KMPC_EXPORT int __kmpc_get_target_offload(void)
   case LITE_OFFLOAD_MANDATORY: return 2;
   default: return 1;
   }
-}
-
-/* OMPT, the tool interface, is not implemented: a tool named by OMP_TOOL_LIBRARIES gets one
-   warning at load and is not loaded. (A tool linked into the program, which defines
-   ompt_start_tool, cannot be told from LLVM's libomp, which defines one too and is loaded beside
-   libomp-lite under LD_PRELOAD: it is not warned about.) Loading tools would have to ignore
-   the variable in a setuid or setgid program, as env.c's file_allowed does for file names. */
-__attribute__((constructor)) static void warn_about_tools(void)
-{
-  const char *tool = getenv("OMP_TOOL");
-  if (tool != NULL && strcasecmp(tool, "disabled") == 0)
-    return;
-  const char *libs = getenv("OMP_TOOL_LIBRARIES");
-  if (libs != NULL && *libs != '\0')
-    lite_warn("OMP_TOOL_LIBRARIES='%s': libomp-lite does not implement the OMPT tool interface; "
-              "the tool is not loaded", libs);
 }

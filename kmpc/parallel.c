@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "kmpc.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 #include <stdarg.h>
 
@@ -44,8 +45,12 @@ KMPC_EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microta
   unsigned num_threads = push->num_threads, flags = push->proc_bind;
   push->num_threads = 0;
   push->proc_bind = 0;
-  /* Profiled, the region's row is the clang caller's site, as a gcc caller's is. */
-  if (lite_prof_on())
+  /* Profiled, the region's row is the clang caller's site, as a gcc caller's is; so is a
+     tool's codeptr_ra, and the encountering task's enter frame is this entry point's. */
+  if (lite_ompt_on())
+    lite_parallel_run_ompt(__builtin_return_address(0), __builtin_frame_address(0),
+                           run_microtask, &frame, num_threads, flags, NULL, NULL);
+  else if (lite_prof_on())
     lite_parallel_run_profiled(__builtin_return_address(0), run_microtask, &frame, num_threads,
                                flags, NULL, NULL);
   else

@@ -4,11 +4,23 @@
 #include "internal.h"
 #include "kmpc.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
+
+/* The barrier kinds clang's ident flags tell apart (LLVM's kmp.h: KMP_IDENT_BARRIER_EXPL 0x20,
+   and the implicit ones of for, sections, single and workshare, 0x40 to 0x1c0). */
+#define IDENT_BARRIER_EXPLICIT 0x20
+#define IDENT_BARRIER_MASK 0x1e0
 
 KMPC_EXPORT void __kmpc_barrier(ident_t *loc, int32_t gtid)
 {
-  (void)loc, (void)gtid;
-  if (lite_prof_on())
+  (void)gtid;
+  if (lite_ompt_on()) {
+    bool expl = loc == NULL || (loc->flags & IDENT_BARRIER_MASK) == IDENT_BARRIER_EXPLICIT ||
+                (loc->flags & IDENT_BARRIER_MASK) == 0;
+    lite_ompt_barrier(lite_self(), expl ? ompt_sync_region_barrier_explicit
+                                        : ompt_sync_region_barrier_implicit_workshare,
+                      __builtin_return_address(0));
+  } else if (lite_prof_on())
     lite_prof_barrier(lite_self(), __builtin_return_address(0));
   else
     lite_barrier_wait(lite_self());

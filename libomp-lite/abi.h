@@ -42,6 +42,21 @@ typedef enum omp_sync_hint_t {
 typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
+
+/* omp_control_tool (OpenMP 5.1 section 3.14): its commands and results. */
+typedef enum omp_control_tool_t {
+  omp_control_tool_start = 1,
+  omp_control_tool_pause = 2,
+  omp_control_tool_flush = 3,
+  omp_control_tool_end = 4
+} omp_control_tool_t;
+typedef enum omp_control_tool_result_t {
+  omp_control_tool_notool = -2,
+  omp_control_tool_nocallback = -1,
+  omp_control_tool_success = 0,
+  omp_control_tool_ignored = 1
+} omp_control_tool_result_t;
+LITE_EXPORT int omp_control_tool(int command, int modifier, void *arg);
 /* Memory spaces, allocators and their traits, as in gcc's omp.h. */
 typedef enum omp_memspace_handle_t {
   omp_default_mem_space = 0,

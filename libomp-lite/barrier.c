@@ -6,6 +6,7 @@
    releases the others (see lite_barrier_wait). */
 #include "internal.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 /* Whether a waiter parked on join_word (the leader; in a barrier of a team of two, the other
    member) can go on once this member has arrived: every other member's word (the barrier's
@@ -333,6 +334,11 @@ static __attribute__((noinline, cold)) void barrier_profiled(const void *site)
 
 void GOMP_barrier(void)
 {
+  if (lite_ompt_on()) {
+    lite_ompt_barrier(lite_self(), ompt_sync_region_barrier_explicit,
+                      __builtin_return_address(0));
+    return;
+  }
   if (lite_prof_on()) {
     barrier_profiled(__builtin_return_address(0));
     return;

@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "env.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 #include <stdlib.h>
 
@@ -63,6 +64,7 @@ static void after_fork_in_child(void)
 static void init(void)
 {
   lite_env_init();
+  lite_env.ompt = LITE_OMPT_UNDECIDED; /* until the first thread state (ompt/start.c) */
   lite_heap_init();
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
@@ -101,6 +103,8 @@ __attribute__((destructor)) static void lite_unload(void)
      are closed; threads still running (a busy pool, other pthreads) may add to what is
      written, which the writers allow. */
   lite_prof_finish();
+  /* A tool: the initial thread's end, then its finalize, once the workers have ended. */
+  lite_ompt_finish();
   /* Last: the workers joined above ran the key's destructor as they left. */
   lite_thread_key_delete();
 }

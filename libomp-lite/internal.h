@@ -7,6 +7,7 @@
 #include "abi.h"
 #include "os.h"
 #include "affinity/affinity.h"
+#include "ompt/omp-tools.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -78,6 +79,9 @@ struct lite_env {
      loop read already (lite_env is aligned to the line). */
   unsigned char profile;
   unsigned char barrier;        /* OMPLITE_BARRIER: enum lite_barrier_mode */
+  /* A tool is attached (ompt/ompt.h says the values): every OMPT hook reads it, on this line
+     too. Decided once, before the first thread-begin; cleared when the tool is finalized. */
+  unsigned char ompt;
 };
 extern struct lite_env lite_env;
 
@@ -201,6 +205,10 @@ struct lite_task {
      a task with the created count's fence gone too (enter_task); master-busy 1.10 -> 0.59. */
   _Atomic unsigned kids_done;         /* its children complete */
   _Atomic unsigned kids_taken;        /* its children taken from a ready queue */
+  /* OMPT (ompt/): the tool's data for the task and the task's frames; written only while a
+     tool is attached. */
+  ompt_data_t ompt_data;
+  ompt_frame_t ompt_frame;
   /* Who still points to it: its completion (or its creator, for an undeferred or included
      task), and each child whose block has not gone yet (so that every ancestor of a live task
      is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the
@@ -285,6 +293,18 @@ struct lite_thread {
   uint32_t near_gen;
   uint64_t near_until;
   char *shown;              /* its last OMP_DISPLAY_AFFINITY line */
+  /* OMPT (ompt/), read and written only while a tool is attached: the tool's thread data; a
+     root thread's implicit parallel region around its initial task; the thread's state and
+     what it waits for (ompt_get_state); the return address of the entry point whose region it
+     forks next, and of the region whose join it is in (read before it leaves the team). */
+  ompt_data_t ompt_data;
+  ompt_data_t ompt_initial_parallel;
+  int ompt_state;
+  ompt_wait_id_t ompt_wait_id;
+  const void *ompt_codeptr;
+  const void *ompt_join_codeptr;
+  unsigned ompt_requested;  /* the team size its next region asks for (0: not said) */
+  bool ompt_began;          /* thread-begin was dispatched for it */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -332,6 +352,15 @@ struct lite_team {
      like saved_task. */
   struct lite_task leader_task LITE_ALIGNED;
   struct lite_tasks tasks LITE_ALIGNED; /* the explicit tasks of the region (task.c) */
+  /* OMPT (ompt/), written by the encountering thread before the members start, only while a
+     tool is attached: the tool's data for the region, the user's return address, and the
+     encountering thread (whose initial task is the parent of an outermost region's). */
+  struct {
+    ompt_data_t parallel_data;
+    const void *codeptr;
+    struct lite_thread *encountering;
+    int flags;
+  } ompt LITE_ALIGNED;
 };
 
 /* The leader writes its saved state and leader_task at every fork; the workers read the first
@@ -689,6 +718,12 @@ unsigned lite_parallel_run(void (*fn)(void *), void *data, unsigned num_threads,
                            lite_ws_setup_fn setup, void *arg);
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          lite_ws_setup_fn setup, void *arg);
+/* lite_parallel_run with OMPT events (ompt/), from an entry point whose return address is
+   codeptr and whose frame is enter; the plain or profiled run if no tool is attached after all
+   (the first call decides, ompt/ompt.h). */
+unsigned lite_parallel_run_ompt(const void *codeptr, void *enter, void (*fn)(void *), void *data,
+                                unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,
+                                void *arg);
 /* lite_parallel_run, timed for OMPLITE_PROFILE and OMPLITE_TRACE (site: the call site). */
 unsigned lite_parallel_run_profiled(const void *site, void (*fn)(void *), void *data,
                                     unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,

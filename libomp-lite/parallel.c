@@ -4,6 +4,7 @@
    functions with a setup for their first worksharing construct. */
 #include "internal.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 #include <stdlib.h>
 
@@ -69,6 +70,34 @@ unsigned lite_parallel_run_profiled(const void *site, void (*fn)(void *), void *
   return 1;
 }
 
+/* lite_parallel_run with a tool attached: another copy, whose members run their bodies through
+   lite_ompt_invoke (their exit frames) and whose fork and join dispatch the region's events
+   (team.c). OMPLITE_PROFILE does not time the regions a tool sees. */
+unsigned lite_parallel_run_ompt(const void *codeptr, void *enter, void (*fn)(void *), void *data,
+                                unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,
+                                void *arg)
+{
+  struct lite_thread *thr = lite_self(); /* the first call decides whether a tool is attached */
+  if (!lite_ompt_attached())
+    return lite_prof_on() ? lite_parallel_run_profiled(codeptr, fn, data, num_threads, flags,
+                                                       setup, arg)
+                          : lite_parallel_run(fn, data, num_threads, flags, setup, arg);
+  lite_ompt_fork_from(thr, codeptr, enter, num_threads);
+  unsigned n = lite_team_size_for(thr, num_threads);
+  struct lite_team *team;
+  if (n > 1 && (team = lite_team_fork(thr, n, fn, data, flags, setup, arg)) != NULL) {
+    n = team->nthreads;
+    lite_ompt_invoke(thr, fn, data);
+    lite_team_join(thr);
+    return n;
+  }
+  struct lite_team serial;
+  enter_serial(thr, &serial, flags, setup, arg);
+  lite_ompt_invoke(thr, fn, data);
+  lite_team_leave_serial(thr);
+  return 1;
+}
+
 void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                          lite_ws_setup_fn setup, void *arg)
 {
@@ -85,7 +114,11 @@ void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, u
 
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
 {
-  if (lite_prof_on())
+  /* The frame address only on this path: gcc then sets up a frame pointer there alone. */
+  if (lite_ompt_on())
+    lite_parallel_run_ompt(__builtin_return_address(0), __builtin_frame_address(0), fn, data,
+                           num_threads, flags, NULL, NULL);
+  else if (lite_prof_on())
     lite_parallel_run_profiled(__builtin_return_address(0), fn, data, num_threads, flags, NULL,
                                NULL);
   else

@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "profile/profile.h"
 #include "task_queue.h"
+#include "ompt/ompt.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ static void thread_exit(void *arg)
   struct lite_thread *thr = arg;
   if (lite_prof_on())
     lite_prof_thread_exit(); /* its sums go to the rows, its profile state goes */
+  if (lite_ompt_on())
+    lite_ompt_thread_end(thr);
   lite_kmpc_threadprivate_exit();
   lite_thread_release(thr);
   atomic_fetch_sub_explicit(&lite_threads_live, 1, memory_order_relaxed);
@@ -88,7 +91,11 @@ struct lite_thread *lite_thread_create_self(void)
   struct lite_thread *thr = thread_alloc();
   if (thr == NULL)
     lite_fatal("out of memory allocating thread state");
-  return thread_adopt(thr);
+  thread_adopt(thr);
+  lite_ompt_start_once(); /* a tool starts before the first thread-begin it would see */
+  if (lite_ompt_on())
+    lite_ompt_root_begin(thr);
+  return thr;
 }
 
 /* ------------------------------------------------------------------------------- team size */
@@ -280,7 +287,10 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   struct lite_team *team = thr->team;
   if (lite_prof_on())
     lite_prof_member_begin(pool);
-  pool->fn(pool->data);
+  if (lite_ompt_on())
+    lite_ompt_member_run(thr, pool->fn, pool->data);
+  else
+    pool->fn(pool->data);
   /* The implicit barrier at the end of the region: its tasks first, then arrive and go; the
      leader gathers. */
   lite_tasks_drain(thr);
@@ -301,6 +311,8 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
     lite_tree_join_arrive(slot, parent, gen);
   else
     lite_join_arrive(pool, slot, gen);
+  if (lite_ompt_on())
+    lite_ompt_member_end(thr, &implicit);
   stay_on_call(thr, pool, team, &implicit, gen, slot, id);
 }
 
@@ -366,6 +378,8 @@ static void *worker_main(void *arg)
   struct lite_pool *pool = start.pool;
   struct lite_thread *thr = thread_adopt(start.thr);
   thr->is_worker = true;
+  if (lite_ompt_on())
+    lite_ompt_worker_begin(thr);
   atomic_store_explicit(&pool->slots[start.id]->tid, lite_os_gettid(), memory_order_relaxed);
   struct lite_slot *slot = pool->slots[start.id]; /* the slot stays; slots[] may move */
   uint32_t seen = start.gen;
@@ -725,6 +739,8 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   }
   if (lite_prof_on())
     lite_prof_fork_publish(pool);
+  if (lite_ompt_on())
+    lite_ompt_parallel_begin(thr, team, n); /* before any member can start */
   atomic_store(&pool->gen, next_gen);
   wake_children(pool, 0, n, tree);
   lite_wake_on_call(pool); /* members still on call from the last region */
@@ -742,6 +758,8 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
 
   save_state(thr, team);
   start_member(thr, pool, 0, &team->leader_task);
+  if (lite_ompt_on())
+    lite_ompt_implicit_begin(thr);
   return team;
 }
 
@@ -749,6 +767,8 @@ void lite_team_join(struct lite_thread *thr)
 {
   struct lite_team *team = thr->team;
   struct lite_pool *pool = team->pool;
+  if (lite_ompt_on())
+    lite_ompt_join_begin(thr);
   lite_tasks_drain(thr);
   lite_task_implicit_end(&team->leader_task);
   uint32_t gen = atomic_load_explicit(&pool->gen, memory_order_relaxed);
@@ -783,12 +803,16 @@ void lite_team_join(struct lite_thread *thr)
   if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
     atomic_fetch_sub(&threads_in_teams, team->nthreads - 1);
   leave_team(thr, team);
+  if (lite_ompt_on())
+    lite_ompt_parallel_end(thr, team, true);
 }
 
 void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, unsigned nthreads,
                             unsigned flags)
 {
   describe_team(team, thr, nthreads, flags, true);
+  if (lite_ompt_on())
+    lite_ompt_parallel_begin(thr, team, nthreads);
   team->pool = NULL;
   team->tree = NULL;
   atomic_init(&team->single_ticket, 0);
@@ -809,13 +833,18 @@ void lite_team_enter_serial(struct lite_thread *thr, struct lite_team *team, uns
   thr->ws = thr->ws_split = NULL;
   thr->ws_count = thr->ws_done = 0;
   thr->chunk_lo = thr->chunk_hi = 0;
+  if (lite_ompt_on())
+    lite_ompt_implicit_begin(thr);
 }
 
 void lite_team_leave_serial(struct lite_thread *thr)
 {
+  struct lite_team *team = thr->team;
   lite_tasks_drain(thr);
   if (thr->team->leader_task.had_children) /* one may have been fulfilled by another thread */
     lite_tasks_retire(&thr->team->tasks);
   lite_task_implicit_end(&thr->team->leader_task);
-  leave_team(thr, thr->team);
+  leave_team(thr, team);
+  if (lite_ompt_on())
+    lite_ompt_parallel_end(thr, team, false);
 }

@@ -1,0 +1,351 @@
+/* The runtime entry points a tool reaches through the lookup function (OpenMP 5.1 section
+   4.6.1), answered from the runtime's own state: struct lite_thread, lite_team and lite_task.
+
+   ompt_set_callback answers what is true of this runtime: ompt_set_always for an event it
+   dispatches every time it happens, ompt_set_sometimes for one it dispatches on some paths
+   only, ompt_set_never for one it does not dispatch yet (the callback is then not kept, so a
+   tool can tell at initialize time what it will see). dispatched[] says which is which; the
+   README's "Attaching a tool (OMPT)" lists the same. */
+#include "ompt/ompt.h"
+#include "affinity/affinity.h"
+
+#include <stddef.h>
+#include <string.h>
+
+ompt_callback_t lite_ompt_callbacks[LITE_OMPT_EVENTS];
+
+static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
+  [ompt_callback_thread_begin] = ompt_set_always,
+  [ompt_callback_thread_end] = ompt_set_always,
+  /* Not for a teams construct's league, nor the host teams' initial tasks. */
+  [ompt_callback_parallel_begin] = ompt_set_sometimes,
+  [ompt_callback_parallel_end] = ompt_set_sometimes,
+  [ompt_callback_implicit_task] = ompt_set_sometimes,
+  /* Barriers only: not taskwait, taskgroup or reduction yet. */
+  [ompt_callback_sync_region] = ompt_set_sometimes,
+  [ompt_callback_sync_region_wait] = ompt_set_sometimes,
+  [ompt_callback_control_tool] = ompt_set_always,
+};
+
+/* ------------------------------------------------------------------------------ callbacks */
+
+static ompt_set_result_t set_callback(ompt_callbacks_t event, ompt_callback_t callback)
+{
+  if ((unsigned)event >= LITE_OMPT_EVENTS || event <= 0)
+    return ompt_set_error;
+  ompt_set_result_t answer = dispatched[event] ? (ompt_set_result_t)dispatched[event]
+                                               : ompt_set_never;
+  /* Called from initialize (no thread runs a region yet) or later from any thread: a pointer
+     store that readers see whole. A NULL callback unregisters. */
+  __atomic_store_n(&lite_ompt_callbacks[event],
+                   answer == ompt_set_never ? NULL : callback, __ATOMIC_RELEASE);
+  return answer;
+}
+
+static int get_callback(ompt_callbacks_t event, ompt_callback_t *callback)
+{
+  if ((unsigned)event >= LITE_OMPT_EVENTS || event <= 0 || callback == NULL)
+    return 0;
+  ompt_callback_t cb = __atomic_load_n(&lite_ompt_callbacks[event], __ATOMIC_ACQUIRE);
+  if (cb == NULL)
+    return 0;
+  *callback = cb;
+  return 1;
+}
+
+/* ------------------------------------------------------------------------------ threads */
+
+static ompt_data_t *get_thread_data(void)
+{
+  struct lite_thread *thr = lite_self_tls;
+  return thr != NULL ? &thr->ompt_data : NULL;
+}
+
+static int get_state(ompt_wait_id_t *wait_id)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (thr == NULL)
+    return ompt_state_undefined;
+  if (wait_id != NULL)
+    *wait_id = thr->ompt_wait_id;
+  return thr->ompt_state;
+}
+
+static uint64_t get_unique_id(void)
+{
+  static _Atomic uint64_t next = 1;
+  return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------------ regions and tasks */
+
+/* A root thread's initial task is its root_task: the thread it belongs to. */
+static struct lite_thread *root_of(struct lite_task *t)
+{
+  return (struct lite_thread *)((char *)t - offsetof(struct lite_thread, root_task));
+}
+
+/* The thread whose initial task encloses team (the outermost team's encountering thread). */
+static struct lite_thread *initial_thread_of(struct lite_team *team)
+{
+  while (team->parent != NULL)
+    team = team->parent;
+  return team->ompt.encountering;
+}
+
+static int get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (thr == NULL || level < 0)
+    return 0;
+  struct lite_team *team = thr->team;
+  struct lite_thread *root = thr->is_worker ? NULL : thr;
+  for (; level > 0 && team != NULL; level--) {
+    if (team->parent == NULL)
+      root = team->ompt.encountering;
+    team = team->parent;
+  }
+  if (level > 0)
+    return 0;
+  if (team != NULL) {
+    if (parallel_data != NULL)
+      *parallel_data = &team->ompt.parallel_data;
+    if (team_size != NULL)
+      *team_size = (int)team->nthreads;
+    return 2;
+  }
+  /* The implicit parallel region around a root thread's initial task. */
+  if (root == NULL)
+    return 0;
+  if (parallel_data != NULL)
+    *parallel_data = &root->ompt_initial_parallel;
+  if (team_size != NULL)
+    *team_size = 1;
+  return 2;
+}
+
+/* Where thr's task at an ancestor level is: the task, the team whose region binds it (NULL: the
+   implicit one of an initial task) and the thread number in it. */
+struct task_at {
+  struct lite_task *task;
+  struct lite_team *team;
+  unsigned thread_num;
+};
+
+static bool find_task(struct lite_thread *thr, int level, struct task_at *at)
+{
+  at->task = thr->task;
+  at->team = thr->team;
+  at->thread_num = thr->team != NULL ? thr->id : 0;
+  if (at->task == NULL) {
+    if (thr->is_worker || thr->team != NULL)
+      return false; /* a worker between regions runs no task */
+    at->task = &thr->root_task; /* the initial task, not made real yet */
+  }
+  for (; level > 0; level--) {
+    struct lite_task *t = at->task;
+    if (!t->implicit && t->parent != NULL) {
+      at->task = t->parent;
+      continue;
+    }
+    struct lite_team *team = at->team;
+    if (team == NULL)
+      return false; /* the initial task has no parent */
+    at->task = team->saved_task;
+    if (at->task == NULL)
+      at->task = &initial_thread_of(team)->root_task;
+    at->thread_num = team->parent != NULL ? team->parent_id : 0;
+    at->team = team->parent;
+  }
+  return true;
+}
+
+static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_frame_t **task_frame,
+                         ompt_data_t **parallel_data, int *thread_num)
+{
+  struct lite_thread *thr = lite_self_tls;
+  struct task_at at;
+  if (thr == NULL || level < 0 || !find_task(thr, level, &at))
+    return 0;
+  struct lite_task *t = at.task;
+  bool initial = t->implicit && at.team == NULL;
+  if (flags != NULL) {
+    *flags = initial ? ompt_task_initial : t->implicit ? ompt_task_implicit : ompt_task_explicit;
+    if (!t->implicit && t->final)
+      *flags |= ompt_task_final;
+  }
+  if (task_data != NULL)
+    *task_data = &t->ompt_data;
+  if (task_frame != NULL)
+    *task_frame = &t->ompt_frame;
+  if (parallel_data != NULL)
+    *parallel_data = initial ? &root_of(t)->ompt_initial_parallel : &at.team->ompt.parallel_data;
+  if (thread_num != NULL)
+    *thread_num = (int)at.thread_num;
+  return 2;
+}
+
+/* The memory of the calling explicit task's data (block 0 only). Implicit tasks have none;
+   an explicit task's data is kept with its descriptor by task.c, which does not say where
+   yet, so the answer is "none" there too. */
+static int get_task_memory(void **addr, size_t *size, int block)
+{
+  (void)block;
+  if (addr != NULL)
+    *addr = NULL;
+  if (size != NULL)
+    *size = 0;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------ places */
+
+static int get_num_procs(void) { return omp_get_num_procs(); }
+
+static int get_num_places(void) { return (int)lite_binding.places.n; }
+
+/* Writes up to ids_size of the place's CPUs, returns how many it has (0: no such place). */
+static int get_place_proc_ids(int place_num, int ids_size, int *ids)
+{
+  if (place_num < 0 || (unsigned)place_num >= lite_binding.places.n)
+    return 0;
+  const struct lite_place *p = &lite_binding.places.places[place_num];
+  for (unsigned i = 0; ids != NULL && i < p->ncpus && (int)i < ids_size; i++)
+    ids[i] = p->cpus[i];
+  return (int)p->ncpus;
+}
+
+/* Unlike omp_get_place_num, no question here binds the initial thread: a tool's look must not
+   change what it looks at (-1 until the thread takes its place). */
+static int get_place_num(void)
+{
+  struct lite_thread *thr = lite_self_tls;
+  return thr != NULL && !thr->bind_pending ? thr->place : -1;
+}
+
+static int get_partition_place_nums(int size, int *place_nums)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (thr == NULL || thr->bind_pending)
+    return 0;
+  struct lite_partition part = thr->partition;
+  for (unsigned i = 0; place_nums != NULL && i < part.len && (int)i < size; i++)
+    place_nums[i] = (int)(part.lo + i);
+  return (int)part.len;
+}
+
+static int get_proc_id(void) { return lite_os_cpu(); }
+
+/* ------------------------------------------------------------------------------ enumerations */
+
+struct named { int value; const char *name; };
+
+static const struct named states[] = {
+  { ompt_state_work_serial, "ompt_state_work_serial" },
+  { ompt_state_work_parallel, "ompt_state_work_parallel" },
+  { ompt_state_work_reduction, "ompt_state_work_reduction" },
+  { ompt_state_wait_barrier_implicit_parallel, "ompt_state_wait_barrier_implicit_parallel" },
+  { ompt_state_wait_barrier_implicit_workshare, "ompt_state_wait_barrier_implicit_workshare" },
+  { ompt_state_wait_barrier_explicit, "ompt_state_wait_barrier_explicit" },
+  { ompt_state_wait_barrier_implementation, "ompt_state_wait_barrier_implementation" },
+  { ompt_state_wait_barrier_teams, "ompt_state_wait_barrier_teams" },
+  { ompt_state_wait_taskwait, "ompt_state_wait_taskwait" },
+  { ompt_state_wait_taskgroup, "ompt_state_wait_taskgroup" },
+  { ompt_state_wait_mutex, "ompt_state_wait_mutex" },
+  { ompt_state_wait_lock, "ompt_state_wait_lock" },
+  { ompt_state_wait_critical, "ompt_state_wait_critical" },
+  { ompt_state_wait_atomic, "ompt_state_wait_atomic" },
+  { ompt_state_wait_ordered, "ompt_state_wait_ordered" },
+  { ompt_state_idle, "ompt_state_idle" },
+  { ompt_state_overhead, "ompt_state_overhead" },
+};
+
+/* One lock implementation behind every mutex (lock.c's futex word); 0 is "none". */
+static const struct named mutex_impls[] = {
+  { 0, "mutex_impl_none" },
+  { 1, "futex" },
+};
+
+/* The element after current; 0 at the end. A walk starts from first, which is not in the list
+   (ompt_state_undefined for the states), or from the list's first element (ompt_mutex_impl_none,
+   0, for the mutex implementations). */
+static int enumerate(const struct named *list, size_t n, int first, int current, int *next,
+                     const char **next_name)
+{
+  size_t i = 0;
+  if (current != first) {
+    while (i < n && list[i].value != current)
+      i++;
+    if (i >= n)
+      return 0;
+    i++;
+  }
+  if (i >= n)
+    return 0;
+  if (next != NULL)
+    *next = list[i].value;
+  if (next_name != NULL)
+    *next_name = list[i].name;
+  return 1;
+}
+
+static int enumerate_states(int current, int *next, const char **next_name)
+{
+  return enumerate(states, sizeof states / sizeof *states, ompt_state_undefined, current, next,
+                   next_name);
+}
+
+static int enumerate_mutex_impls(int current, int *next, const char **next_name)
+{
+  return enumerate(mutex_impls, sizeof mutex_impls / sizeof *mutex_impls, -1, current, next,
+                   next_name);
+}
+
+/* ------------------------------------------------------------------------------ devices */
+
+/* Outside any target region: there is no target to describe. */
+static int get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t *host_op_id)
+{
+  (void)device_num, (void)target_id, (void)host_op_id;
+  return 0;
+}
+
+static int get_num_devices(void) { return 0; }
+
+static void finalize_tool(void) { lite_ompt_finalize(); }
+
+/* ------------------------------------------------------------------------------ lookup */
+
+ompt_interface_fn_t lite_ompt_lookup(const char *name)
+{
+  static const struct {
+    const char *name;
+    ompt_interface_fn_t fn;
+  } entries[] = {
+#define ENTRY(n, f) { n, (ompt_interface_fn_t)(f) }
+    ENTRY("ompt_set_callback", set_callback),
+    ENTRY("ompt_get_callback", get_callback),
+    ENTRY("ompt_get_thread_data", get_thread_data),
+    ENTRY("ompt_get_state", get_state),
+    ENTRY("ompt_get_unique_id", get_unique_id),
+    ENTRY("ompt_get_parallel_info", get_parallel_info),
+    ENTRY("ompt_get_task_info", get_task_info),
+    ENTRY("ompt_get_task_memory", get_task_memory),
+    ENTRY("ompt_get_num_procs", get_num_procs),
+    ENTRY("ompt_get_num_places", get_num_places),
+    ENTRY("ompt_get_place_proc_ids", get_place_proc_ids),
+    ENTRY("ompt_get_place_num", get_place_num),
+    ENTRY("ompt_get_partition_place_nums", get_partition_place_nums),
+    ENTRY("ompt_get_proc_id", get_proc_id),
+    ENTRY("ompt_enumerate_states", enumerate_states),
+    ENTRY("ompt_enumerate_mutex_impls", enumerate_mutex_impls),
+    ENTRY("ompt_get_target_info", get_target_info),
+    ENTRY("ompt_get_num_devices", get_num_devices),
+    ENTRY("ompt_finalize_tool", finalize_tool),
+#undef ENTRY
+  };
+  for (size_t i = 0; name != NULL && i < sizeof entries / sizeof *entries; i++)
+    if (strcmp(name, entries[i].name) == 0)
+      return entries[i].fn;
+  return NULL;
+}

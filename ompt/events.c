@@ -1,0 +1,261 @@
+/* The events OMPT dispatches, out of line: each hook in the runtime is one branch on
+   lite_env.ompt and a call here. Each function looks up its callback once; a tool that did not
+   register one costs the call and a load.
+
+   Frames (OpenMP 5.1 section 4.4.4.28): a task's exit frame is the frame of the runtime
+   procedure that called its body (lite_ompt_invoke, or kmpc/invoke.c for clang's outlined
+   functions), so that a tool's unwinder finds __builtin_frame_address(1) of the body there;
+   its enter frame is that of the runtime entry point it called (GOMP_parallel,
+   __kmpc_fork_call, GOMP_barrier...), set while it is inside. Both are frame pointers (the
+   functions that take them keep one: gcc sets one up wherever __builtin_frame_address is
+   used), and zero while the task is not in that state. */
+#include "ompt/ompt.h"
+
+#include <string.h>
+
+#define FRAME_FLAGS (ompt_frame_runtime | ompt_frame_framepointer)
+
+/* Whether callback cb is registered: the tool may still be attached but have none. */
+#define HAVE(cb) (cb != NULL)
+
+/* ------------------------------------------------------------------------------ threads */
+
+void lite_ompt_root_begin(struct lite_thread *thr)
+{
+  if (!lite_ompt_attached())
+    return;
+  thr->ompt_began = true;
+  thr->ompt_state = ompt_state_work_serial;
+  ompt_callback_thread_begin_t begin = LITE_OMPT_CB(ompt_callback_thread_begin);
+  if (HAVE(begin))
+    begin(ompt_thread_initial, &thr->ompt_data);
+  /* Its initial task, in the implicit parallel region of one thread around it. */
+  struct lite_task *t = lite_current_task(thr);
+  memset(&t->ompt_data, 0, sizeof t->ompt_data);
+  memset(&t->ompt_frame, 0, sizeof t->ompt_frame);
+  thr->ompt_initial_parallel.value = 0;
+  ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
+  if (HAVE(task))
+    task(ompt_scope_begin, &thr->ompt_initial_parallel, &t->ompt_data, 1, 1, ompt_task_initial);
+}
+
+void lite_ompt_worker_begin(struct lite_thread *thr)
+{
+  if (!lite_ompt_attached())
+    return;
+  thr->ompt_began = true;
+  thr->ompt_state = ompt_state_idle;
+  ompt_callback_thread_begin_t begin = LITE_OMPT_CB(ompt_callback_thread_begin);
+  if (HAVE(begin))
+    begin(ompt_thread_worker, &thr->ompt_data);
+}
+
+void lite_ompt_thread_end(struct lite_thread *thr)
+{
+  if (!lite_ompt_attached() || !thr->ompt_began)
+    return;
+  thr->ompt_began = false;
+  if (!thr->is_worker) {
+    ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
+    if (HAVE(task))
+      task(ompt_scope_end, NULL, &thr->root_task.ompt_data, 0, 1, ompt_task_initial);
+  }
+  ompt_callback_thread_end_t end = LITE_OMPT_CB(ompt_callback_thread_end);
+  if (HAVE(end))
+    end(&thr->ompt_data);
+}
+
+/* ------------------------------------------------------------------------------ parallel regions */
+
+void lite_ompt_fork_from(struct lite_thread *thr, const void *codeptr, void *enter,
+                         unsigned num_threads)
+{
+  struct lite_task *t = lite_current_task(thr);
+  t->ompt_frame.enter_frame.ptr = enter;
+  t->ompt_frame.enter_frame_flags = FRAME_FLAGS;
+  thr->ompt_codeptr = codeptr;
+  thr->ompt_requested = num_threads != 0 ? num_threads : thr->icv.nthreads;
+}
+
+void lite_ompt_parallel_begin(struct lite_thread *thr, struct lite_team *team, unsigned n)
+{
+  if (!lite_ompt_attached())
+    return;
+  team->ompt.parallel_data.value = 0;
+  team->ompt.codeptr = thr->ompt_codeptr;
+  team->ompt.encountering = thr;
+  team->ompt.flags = ompt_parallel_invoker_program | ompt_parallel_team;
+  unsigned requested = thr->ompt_requested != 0 ? thr->ompt_requested : n;
+  thr->ompt_codeptr = NULL;
+  thr->ompt_requested = 0;
+  ompt_callback_parallel_begin_t begin = LITE_OMPT_CB(ompt_callback_parallel_begin);
+  if (HAVE(begin)) {
+    struct lite_task *parent = lite_current_task(thr);
+    begin(&parent->ompt_data, &parent->ompt_frame, &team->ompt.parallel_data, requested,
+          team->ompt.flags, team->ompt.codeptr);
+  }
+}
+
+void lite_ompt_implicit_begin(struct lite_thread *thr)
+{
+  if (!lite_ompt_attached())
+    return;
+  struct lite_task *t = thr->task;
+  struct lite_team *team = thr->team;
+  memset(&t->ompt_data, 0, sizeof t->ompt_data);
+  memset(&t->ompt_frame, 0, sizeof t->ompt_frame);
+  thr->ompt_state = ompt_state_work_parallel;
+  ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
+  if (HAVE(task))
+    task(ompt_scope_begin, &team->ompt.parallel_data, &t->ompt_data, team->nthreads, thr->id,
+         ompt_task_implicit);
+}
+
+__attribute__((noinline)) void lite_ompt_invoke(struct lite_thread *thr, void (*fn)(void *),
+                                                void *data)
+{
+  struct lite_task *t = thr->task;
+  t->ompt_frame.exit_frame.ptr = __builtin_frame_address(0);
+  t->ompt_frame.exit_frame_flags = FRAME_FLAGS;
+  fn(data);
+  /* The body has returned: the task is in the runtime again, at no particular frame. */
+  t->ompt_frame.exit_frame.ptr = NULL;
+}
+
+/* Both halves of a barrier for the calling thread's current task. */
+static void sync_events(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                        ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+  ompt_callback_sync_region_t region = LITE_OMPT_CB(ompt_callback_sync_region);
+  ompt_callback_sync_region_t wait =
+      (ompt_callback_sync_region_t)lite_ompt_callbacks[ompt_callback_sync_region_wait];
+  if (endpoint == ompt_scope_begin) {
+    if (HAVE(region))
+      region(kind, endpoint, parallel, task, codeptr);
+    if (HAVE(wait))
+      wait(kind, endpoint, parallel, task, codeptr);
+  } else {
+    if (HAVE(wait))
+      wait(kind, endpoint, parallel, task, codeptr);
+    if (HAVE(region))
+      region(kind, endpoint, parallel, task, codeptr);
+  }
+}
+
+void lite_ompt_join_begin(struct lite_thread *thr)
+{
+  if (!lite_ompt_attached())
+    return;
+  struct lite_team *team = thr->team;
+  thr->ompt_join_codeptr = team->ompt.codeptr;
+  thr->ompt_state = ompt_state_wait_barrier_implicit_parallel;
+  sync_events(ompt_sync_region_barrier_implicit_parallel, ompt_scope_begin,
+              &team->ompt.parallel_data, &thr->task->ompt_data, thr->ompt_join_codeptr);
+}
+
+void lite_ompt_member_run(struct lite_thread *thr, void (*fn)(void *), void *data)
+{
+  lite_ompt_implicit_begin(thr);
+  lite_ompt_invoke(thr, fn, data);
+  lite_ompt_join_begin(thr);
+}
+
+/* The end of a member's implicit task, after the join: the region may already be over (a
+   worker does not wait for the others), so no parallel data goes with it. */
+static void implicit_end(struct lite_thread *thr, struct lite_task *t, bool joined)
+{
+  if (joined)
+    sync_events(ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &t->ompt_data,
+                thr->ompt_join_codeptr);
+  ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
+  if (HAVE(task))
+    task(ompt_scope_end, NULL, &t->ompt_data, 0, thr->id, ompt_task_implicit);
+}
+
+void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit)
+{
+  if (!lite_ompt_attached())
+    return;
+  implicit_end(thr, implicit, true);
+  thr->ompt_state = ompt_state_idle;
+}
+
+void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, bool joined)
+{
+  if (!lite_ompt_attached())
+    return;
+  unsigned id = thr->id;
+  thr->id = 0; /* the leader's number in the team it left */
+  if (joined)
+    thr->ompt_join_codeptr = team->ompt.codeptr;
+  implicit_end(thr, &team->leader_task, joined);
+  thr->id = id;
+  thr->ompt_state = thr->team != NULL ? ompt_state_work_parallel : ompt_state_work_serial;
+  struct lite_task *parent = lite_current_task(thr);
+  ompt_callback_parallel_end_t end = LITE_OMPT_CB(ompt_callback_parallel_end);
+  if (HAVE(end))
+    end(&team->ompt.parallel_data, &parent->ompt_data, team->ompt.flags, team->ompt.codeptr);
+  parent->ompt_frame.enter_frame.ptr = NULL;
+}
+
+/* ------------------------------------------------------------------------------ barriers */
+
+/* The parallel region binding thr's barrier: its team's, or its initial task's. */
+static ompt_data_t *binding_region(struct lite_thread *thr)
+{
+  return thr->team != NULL ? &thr->team->ompt.parallel_data : &thr->ompt_initial_parallel;
+}
+
+static int wait_state(ompt_sync_region_t kind)
+{
+  return kind == ompt_sync_region_barrier_explicit ? ompt_state_wait_barrier_explicit
+         : kind == ompt_sync_region_barrier_implicit_workshare
+             ? ompt_state_wait_barrier_implicit_workshare
+             : ompt_state_wait_barrier_implementation;
+}
+
+/* A barrier from its entry point: the task's enter frame is this call's while it waits. */
+__attribute__((noinline)) static struct lite_task *barrier_enter(struct lite_thread *thr,
+                                                                 ompt_sync_region_t kind,
+                                                                 const void *codeptr,
+                                                                 void *frame)
+{
+  struct lite_task *t = lite_current_task(thr);
+  t->ompt_frame.enter_frame.ptr = frame;
+  t->ompt_frame.enter_frame_flags = FRAME_FLAGS;
+  thr->ompt_state = wait_state(kind);
+  sync_events(kind, ompt_scope_begin, binding_region(thr), &t->ompt_data, codeptr);
+  return t;
+}
+
+static void barrier_leave(struct lite_thread *thr, struct lite_task *t, ompt_sync_region_t kind,
+                          const void *codeptr)
+{
+  sync_events(kind, ompt_scope_end, binding_region(thr), &t->ompt_data, codeptr);
+  thr->ompt_state = thr->team != NULL ? ompt_state_work_parallel : ompt_state_work_serial;
+  t->ompt_frame.enter_frame.ptr = NULL;
+}
+
+__attribute__((noinline)) void lite_ompt_barrier(struct lite_thread *thr, ompt_sync_region_t kind,
+                                                 const void *codeptr)
+{
+  if (!lite_ompt_attached()) {
+    lite_barrier_wait(thr);
+    return;
+  }
+  struct lite_task *t = barrier_enter(thr, kind, codeptr, __builtin_frame_address(0));
+  lite_barrier_wait(thr);
+  barrier_leave(thr, t, kind, codeptr);
+}
+
+__attribute__((noinline)) bool lite_ompt_barrier_cancel(struct lite_thread *thr,
+                                                        ompt_sync_region_t kind,
+                                                        const void *codeptr)
+{
+  if (!lite_ompt_attached())
+    return lite_barrier_wait_cancel(thr);
+  struct lite_task *t = barrier_enter(thr, kind, codeptr, __builtin_frame_address(0));
+  bool cancelled = lite_barrier_wait_cancel(thr);
+  barrier_leave(thr, t, kind, codeptr);
+  return cancelled;
+}

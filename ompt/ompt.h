@@ -1,0 +1,74 @@
+/* OMPT, the tool interface (OpenMP 5.1 chapter 4): what the rest of the runtime calls.
+
+   Every hook is one branch on lite_env.ompt (lite_ompt_on), which is false unless a tool's
+   initialize returned nonzero: the hot paths read that byte on the line they read for
+   lite_env.profile already, and the work is in the out-of-line functions below (events.c).
+   The tool's data lives in our own structures, so that the pointers handed to it stay put as
+   long as the thing they describe: a thread's in struct lite_thread, a parallel region's in its
+   struct lite_team, a task's (and its frame) in struct lite_task. */
+#ifndef LITE_OMPT_H
+#define LITE_OMPT_H
+
+#include "internal.h"
+
+/* lite_env.ompt: 0 no tool, 1 a tool is attached, LITE_OMPT_UNDECIDED from the library's
+   initialisation until the first thread state decides (start.c). An entry point that finds it
+   nonzero takes its slow path, which makes the thread state (deciding) and then looks again
+   with lite_ompt_attached: so the first region of a program is seen whole by its tool. */
+#define LITE_OMPT_UNDECIDED 2
+static inline bool lite_ompt_on(void) { return lite_unlikely(lite_env.ompt != 0); }
+static inline bool lite_ompt_attached(void) { return lite_env.ompt == 1; }
+
+/* start.c: finds and starts a tool, once, at the first thread state the runtime makes (so before
+   the first region and before the initial thread's thread-begin); sets lite_env.ompt. */
+void lite_ompt_start_once(void);
+/* At unload or exit: the calling root thread's end events, then the tool's finalize. */
+void lite_ompt_finish(void);
+/* The tool's finalize, once (ompt_finalize_tool and lite_ompt_finish). */
+void lite_ompt_finalize(void);
+
+/* entry.c: the tool's registered callbacks, by event number. */
+#define LITE_OMPT_EVENTS 40
+extern ompt_callback_t lite_ompt_callbacks[LITE_OMPT_EVENTS];
+/* The callback registered for event (a name from omp-tools.h, whose type is name##_t). */
+#define LITE_OMPT_CB(event) ((event##_t)lite_ompt_callbacks[event])
+ompt_interface_fn_t lite_ompt_lookup(const char *name);
+
+/* events.c: thread begin and end. A root thread (one that made its own state: the initial
+   thread, or a pthread of the program) also begins and ends its initial task. */
+void lite_ompt_root_begin(struct lite_thread *thr);
+void lite_ompt_worker_begin(struct lite_thread *thr);
+void lite_ompt_thread_end(struct lite_thread *thr);
+
+/* The encountering thread's entry point says where its region comes from (codeptr: the
+   user's return address; enter: the entry point's frame), before it forks. */
+void lite_ompt_fork_from(struct lite_thread *thr, const void *codeptr, void *enter,
+                         unsigned num_threads);
+/* A new team (pooled or of one), described but not yet started: parallel-begin (n: the team
+   size, the requested size when the entry point did not say). */
+void lite_ompt_parallel_begin(struct lite_thread *thr, struct lite_team *team, unsigned n);
+/* The calling member has started its implicit task in thr->team: implicit-task-begin. */
+void lite_ompt_implicit_begin(struct lite_thread *thr);
+/* Runs fn(data) as the body of thr's current task, its exit frame set to this call's frame. */
+void lite_ompt_invoke(struct lite_thread *thr, void (*fn)(void *), void *data);
+/* The region's implicit barrier (the join) begins for the calling member. */
+void lite_ompt_join_begin(struct lite_thread *thr);
+/* A worker's share of a region: implicit-task-begin, the body, the join's beginning. */
+void lite_ompt_member_run(struct lite_thread *thr, void (*fn)(void *), void *data);
+/* A worker has arrived at the join (its implicit task is the one given): barrier end, then
+   implicit-task-end, with no parallel data (the region may be over). */
+void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit);
+/* The encountering thread left team (its state is the enclosing one again): barrier end (if
+   the team had a join), implicit-task-end, parallel-end. */
+void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, bool joined);
+
+/* A barrier the program asked for (kind: explicit, or a worksharing construct's implicit
+   one), at the entry point whose return address is codeptr. */
+void lite_ompt_barrier(struct lite_thread *thr, ompt_sync_region_t kind, const void *codeptr);
+bool lite_ompt_barrier_cancel(struct lite_thread *thr, ompt_sync_region_t kind,
+                              const void *codeptr);
+
+/* omp_control_tool's work. */
+int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr);
+
+#endif

@@ -1,0 +1,235 @@
+/* Tool start-up and shutdown (OpenMP 5.1 sections 4.2 and 4.4).
+
+   At the runtime's first thread state (lite_ompt_start_once, from team.c), tool-var
+   (OMP_TOOL) permitting:
+   1. ompt_start_tool as the process already has it: a tool linked into the program or
+      preloaded, found with dlsym(RTLD_DEFAULT). libomp-lite defines none, so that is never
+      ours. (LLVM's libomp, loaded beside us by a clang-built program, has a weak one that
+      passes the call on to the next definition, RTLD_NEXT from it: calling it is right.)
+   2. Else each library in tool-libraries-var (OMP_TOOL_LIBRARIES, colon-separated), dlopen'ed
+      in turn: the first whose ompt_start_tool returns non-NULL is the tool. The others stay
+      loaded, as dlclose of a library that may have started threads or registered handlers is
+      not safe.
+   Then the tool's initialize gets the lookup function; if it returns 0 the tool is not used.
+   Lazily at the first call, not at load (DESIGN.md section 7: a preloaded runtime must do
+   nothing observable in a process that never uses OpenMP; loading a tool is observable).
+
+   Security: in a setuid or setgid program (AT_SECURE) the environment is its caller's, who
+   could have it load any library with its privileges, or write any file: OMP_TOOL_LIBRARIES
+   and an OMP_TOOL_VERBOSE_INIT file name are ignored there, with one warning. A tool linked
+   into the program (step 1) is the program's own and still starts. The verbose log's file is
+   opened the way OMPLITE_PROFILE's is (profile/output.c: no symbolic link followed, no file of
+   another user's written). */
+#include "ompt/ompt.h"
+#include "profile/profile.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The OpenMP version this runtime reports to ompt_start_tool (5.1: 202011). */
+#define LITE_OMPT_OMP_VERSION 202011
+
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+static ompt_start_tool_result_t *tool;
+static _Atomic bool finalized;
+
+/* ------------------------------------------------------------------------------ the log */
+
+/* OMP_TOOL_VERBOSE_INIT's log: LLVM's wording, which tools' own tests check. */
+static FILE *log_file;
+static struct lite_prof_file log_out;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+  if (log_file == NULL)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(log_file, fmt, ap);
+  va_end(ap);
+  fflush(log_file); /* the tool prints to the same stream between our words */
+}
+
+static void open_log(const char *v, bool secure)
+{
+  if (v == NULL || *v == '\0' || strcasecmp(v, "disabled") == 0)
+    return;
+  if (strcasecmp(v, "stdout") == 0) {
+    log_file = stdout;
+  } else if (strcasecmp(v, "stderr") == 0) {
+    log_file = stderr;
+  } else if (!secure && lite_prof_file_open(&log_out, "OMP_TOOL_VERBOSE_INIT", v,
+                                            "; the tool registration is not logged")) {
+    log_file = log_out.f;
+  }
+}
+
+static void close_log(void)
+{
+  if (log_file == log_out.f && log_file != NULL)
+    lite_prof_file_close(&log_out);
+  else if (log_file != NULL)
+    fflush(log_file);
+  log_file = NULL;
+}
+
+/* ------------------------------------------------------------------------------ finding a tool */
+
+typedef ompt_start_tool_result_t *(*start_tool_fn)(unsigned int, const char *);
+
+static ompt_start_tool_result_t *call_start(start_tool_fn start)
+{
+  return start(LITE_OMPT_OMP_VERSION, "libomp-lite " PACKAGE_VERSION);
+}
+
+static ompt_start_tool_result_t *from_process(void)
+{
+  say("Search for OMP tool in current address space... ");
+  start_tool_fn start = (start_tool_fn)dlsym(RTLD_DEFAULT, "ompt_start_tool");
+  ompt_start_tool_result_t *r = start != NULL ? call_start(start) : NULL;
+  say("%s\n", r != NULL ? "Success." : "Failed.");
+  return r;
+}
+
+static ompt_start_tool_result_t *from_library(const char *path)
+{
+  say("Opening %s... ", path);
+  void *lib = dlopen(path, RTLD_LAZY);
+  if (lib == NULL) {
+    const char *err = dlerror();
+    say("Failed: %s\n", err != NULL ? err : "unknown error");
+    if (log_file == NULL)
+      lite_warn("OMP_TOOL_LIBRARIES: cannot load '%s': %s", path, err != NULL ? err : "?");
+    return NULL;
+  }
+  say("Success.\n");
+  say("Searching for ompt_start_tool in %s... ", path);
+  dlerror();
+  start_tool_fn start = (start_tool_fn)dlsym(lib, "ompt_start_tool");
+  if (start == NULL) {
+    const char *err = dlerror();
+    say("Failed: %s\n", err != NULL ? err : "no such symbol");
+    return NULL;
+  }
+  ompt_start_tool_result_t *r = call_start(start);
+  if (r == NULL) {
+    say("Found but not using the OMPT interface.\n");
+    say("Continuing search...\n");
+    return NULL;
+  }
+  say("Success.\n");
+  return r;
+}
+
+static ompt_start_tool_result_t *from_libraries(const char *libs, bool secure)
+{
+  if (libs == NULL || *libs == '\0') {
+    say("No OMP_TOOL_LIBRARIES defined.\n");
+    return NULL;
+  }
+  if (secure) {
+    lite_warn("OMP_TOOL_LIBRARIES ignored: a setuid or setgid program loads no library its "
+              "environment names");
+    say("OMP_TOOL_LIBRARIES ignored in a setuid or setgid program.\n");
+    return NULL;
+  }
+  say("Searching tool libraries...\n");
+  say("OMP_TOOL_LIBRARIES = %s\n", libs);
+  char *list = strdup(libs);
+  ompt_start_tool_result_t *r = NULL;
+  for (char *save = NULL, *path = list != NULL ? strtok_r(list, ":", &save) : NULL;
+       path != NULL && r == NULL; path = strtok_r(NULL, ":", &save))
+    r = from_library(path);
+  free(list);
+  if (r == NULL)
+    say("...searching tool libraries failed.\n");
+  return r;
+}
+
+/* ------------------------------------------------------------------------------ start, finish */
+
+static void start(void)
+{
+  const char *var = getenv("OMP_TOOL");
+  if (var != NULL && strcasecmp(var, "disabled") == 0)
+    return;
+  if (var != NULL && strcasecmp(var, "enabled") != 0)
+    lite_warn("OMP_TOOL='%s' is neither enabled nor disabled; using the default (enabled)", var);
+  bool secure = lite_os_secure();
+  const char *verbose = getenv("OMP_TOOL_VERBOSE_INIT");
+  if (secure && verbose != NULL && strcasecmp(verbose, "stdout") != 0 &&
+      strcasecmp(verbose, "stderr") != 0 && strcasecmp(verbose, "disabled") != 0)
+    lite_warn("OMP_TOOL_VERBOSE_INIT ignored: a setuid or setgid program writes no file its "
+              "environment names");
+  open_log(verbose, secure);
+  say("----- START LOGGING OF TOOL REGISTRATION -----\n");
+  ompt_start_tool_result_t *r = from_process();
+  if (r == NULL)
+    r = from_libraries(getenv("OMP_TOOL_LIBRARIES"), secure);
+  if (r != NULL && r->initialize != NULL) {
+    say("Tool was started and is using the OMPT interface.\n");
+    tool = r;
+  } else {
+    say("No OMP tool loaded.\n");
+  }
+  say("----- END LOGGING OF TOOL REGISTRATION -----\n");
+  close_log();
+  if (tool == NULL)
+    return;
+  /* The host is device number omp_get_initial_device(): the number of devices, 0 here. */
+  if (tool->initialize(lite_ompt_lookup, omp_get_initial_device(), &tool->tool_data) != 0)
+    lite_env.ompt = true;
+  else
+    tool = NULL;
+}
+
+void lite_ompt_start_once(void) { pthread_once(&start_once, start); }
+
+void lite_ompt_finalize(void)
+{
+  if (tool == NULL || atomic_exchange(&finalized, true))
+    return;
+  lite_env.ompt = false;
+  if (tool->finalize != NULL)
+    tool->finalize(&tool->tool_data);
+  memset(lite_ompt_callbacks, 0, sizeof lite_ompt_callbacks);
+}
+
+void lite_ompt_finish(void)
+{
+  if (!lite_ompt_on())
+    return;
+  struct lite_thread *thr = lite_self_tls;
+  if (thr != NULL && !thr->is_worker && thr->team == NULL)
+    lite_ompt_thread_end(thr);
+  lite_ompt_finalize();
+}
+
+/* ------------------------------------------------------------------------------ omp_control_tool */
+
+/* omp_control_tool (OpenMP 5.1 section 3.14): the tool's control_tool callback gets the command
+   and returns what the program gets; without a tool, omp_control_tool_notool; with one that
+   registered no such callback, omp_control_tool_nocallback. LLVM's libomp exports it at
+   VERSION only (libgomp 12 has none), and so do we (libgomp.map). */
+int omp_control_tool(int command, int modifier, void *arg)
+{
+  lite_self(); /* the first OpenMP call decides whether a tool is attached */
+  return lite_ompt_control_tool((uint64_t)command, (uint64_t)modifier, arg,
+                                __builtin_return_address(0));
+}
+
+int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr)
+{
+  if (!lite_ompt_on())
+    return omp_control_tool_notool;
+  ompt_callback_control_tool_t cb = LITE_OMPT_CB(ompt_callback_control_tool);
+  if (cb == NULL)
+    return omp_control_tool_nocallback;
+  return cb(command, modifier, arg, codeptr);
+}
