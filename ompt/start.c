@@ -156,6 +156,10 @@ static ompt_start_tool_result_t *from_libraries(const char *libs, bool secure)
 
 static void start(void)
 {
+  /* No tool unless one initializes below: until now every hook took its slow path (UNDECIDED),
+     and left so, every barrier of a program without a tool went through the OMPT hook, which
+     also hid it from OMPLITE_PROFILE. */
+  lite_env.ompt = false;
   const char *var = getenv("OMP_TOOL");
   if (var != NULL && strcasecmp(var, "disabled") == 0)
     return;

@@ -895,7 +895,6 @@ t_many_cores() {
         case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=256 stress 20
         case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=64 tasks
         case_ok OMPLITE_BARRIER=tree OMP_WAIT_POLICY=passive OMP_NUM_THREADS=64 tasks
-        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=128 tasks
     fi
     # A bad value: one warning, the default.
     if lite_route; then
