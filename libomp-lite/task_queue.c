@@ -16,8 +16,7 @@
    unless a thief is at the same queue, so it costs one locked instruction on a line the owner
    holds (~5 ns here), and a waiting task's rules (a taskwait runs only the waiting task's
    children, a taskgroup end only the group's tasks) need to look inside the queue and take a
-   task from its middle, which a deque cannot do safely. See docs/architecture.md, Tasks, for
-   the measurements.
+   task from its middle, which a deque cannot do safely. See docs/architecture.md, A task.
 
    The team-wide words are touched rarely: `ready` counts the queues that have held a task
    since a look found them empty (count_in; barrier waiters read it to know whether to look);
