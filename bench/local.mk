@@ -113,8 +113,8 @@ bench_heapchurn_LDADD = -lm -ldl
 bench bench-quick: bench/heapchurn$(EXEEXT)
 
 # `make bench-apps`: packaged third-party OpenMP programs (numpy on OpenBLAS, ImageMagick, GROMACS,
-# LAMMPS) run unchanged under the three runtimes by bench/apps/run; docs/benchmarks.md, "Real
-# programs". Not part of make check. Extra options: BENCH_APPS_FLAGS, e.g.
+# LAMMPS) run unchanged under the three runtimes by bench/apps/run; docs/history/benchmarks-2026.md,
+# "Real programs". Not part of make check. Extra options: BENCH_APPS_FLAGS, e.g.
 #   make bench-apps BENCH_APPS_FLAGS='--threads 2 --only numpy,convert'
 BENCH_APPS_FLAGS =
 bench-apps: libomp-lite.la
