@@ -48,6 +48,7 @@ SYNC_UNIT = {"stencil": "s/run", "heapchurn": "ms/step", "heapchurn-sys": "ms/st
 SYNC_ROWS = ["parallel", "for", "barrier", "single", "critical", "lock", "atomic", "reduction",
              "stencil", "heapchurn", "heapchurn-sys"]
 TASK_UNITS = {"us/task", "us/fib", "us/taskloop", "us/taskgroup", "us/node"}
+CLIP_LO, CLIP_HI = 1e-3, 1e3  # the headline's range of ratios
 
 
 def need_matplotlib():
@@ -233,7 +234,9 @@ def fmt(x):
         return "%.1f" % x
     if a >= 1:
         return "%.2f" % x
-    return "%.3g" % x  # three significant digits: 0.833, 0.00312
+    if x == 0:
+        return "0"
+    return "%#.3g" % x  # three significant digits, trailing zeros kept: 0.310, 0.00312
 
 
 def ratio(x, y):
@@ -680,8 +683,10 @@ def draw_headline(plt, raw, tables, path, png):
                 v, _ = ratio(t.stat[row, r], t.stat[row, ref])
                 if v:
                     values.append(v)
-    lo = min(values + [0.5]) / 1.6
-    hi = max(values + [2.0]) * 1.6
+    # at most 1000x either way: beyond that (a spinning waiter beside a busy process can lose
+    # whole ticks) a bar is cut at the edge and its label says how far it goes
+    lo = max(min(values + [0.5]) / 1.6, CLIP_LO)
+    hi = min(max(values + [2.0]) * 1.6, CLIP_HI)
     bw = 0.8 / len(others)
     for k, t in enumerate(shown):
         ax = axes[k // ncol][k % ncol]
@@ -697,11 +702,17 @@ def draw_headline(plt, raw, tables, path, png):
                 # from the reference's 1, up when slower, down when faster
                 ax.bar(x, v - 1, bw * 0.92, bottom=1, color=COLOR.get(r),
                        label=LONG_LABEL.get(r, r) if i == 0 else None)
-                if r == "lite":
-                    up = v >= 1
+                up = v >= 1
+                rot = 90 if len(rows) > 6 else 0
+                if not lo < v < hi:  # cut at the edge: the label goes inside, on the bar
+                    ax.text(x, hi / 1.15 if up else lo * 1.15, fmt_ratio(v) + mark, ha="center",
+                            va="top" if up else "bottom", fontsize=6.5, rotation=rot,
+                            bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none",
+                                  "pad": 0.6})
+                elif r == "lite":
                     ax.text(x, v * (1.08 if up else 1 / 1.08), fmt_ratio(v) + mark,
                             ha="center", va="bottom" if up else "top", fontsize=6.5,
-                            rotation=90 if len(rows) > 6 else 0)
+                            rotation=rot)
         ax.axhline(1, color=COLOR.get(ref, "black"), linewidth=1.4)
         ax.text(len(rows) - 0.45, 1, " %s = 1" % LABEL.get(ref, ref), color=COLOR.get(ref, "black"),
                 va="bottom", ha="right", fontsize=7.5)
