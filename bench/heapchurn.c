@@ -14,10 +14,10 @@
    the left and right face states (3 + 3), the fluxes (3), a smoothing scratch of 8 components and
    the sound speed. With the default n = 131072: 1 MiB each, 24 MiB a step, just below the
    1 MiB + 4 KiB that LLVM's libomp raises glibc's mmap threshold to at load, which matters
-   (docs/benchmarks.md, "The heap churn"). Every value of the state is computed by the same
-   operations whatever the thread count or runtime (the time step comes from a max, exact in any
-   order), so the checksum of the final state must agree across runtimes; the mass and energy
-   sums are diagnostics whose rounding follows the runtime's reduction.
+   (docs/history/benchmarks-2026.md, "The heap churn"). Every value of the state is computed by
+   the same operations whatever the thread count or runtime (the time step comes from a max,
+   exact in any order), so the checksum of the final state must agree across runtimes; the mass
+   and energy sums are diagnostics whose rounding follows the runtime's reduction.
 
    Output, for bench/run-bench:
      runtime <path> / runtime-gomp <path> / threads <team size>

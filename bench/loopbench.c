@@ -35,7 +35,8 @@
    wrong result prints FAIL and exits with status 1.
 
    Check which entry points each row reaches with `objdump -dr bench/loopbench` (the
-   *_omp_fn.* functions and their callers): see the table in docs/benchmarks.md.
+   *_omp_fn.* functions and their callers): see the table in docs/history/benchmarks-2026.md,
+   "The benchmarks".
 
    Output, one line per item, for bench/run-bench:
      runtime <path>, runtime-gomp <path>, threads <team size>   (as syncbench)
