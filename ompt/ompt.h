@@ -16,8 +16,16 @@
    nonzero takes its slow path, which makes the thread state (deciding) and then looks again
    with lite_ompt_attached: so the first region of a program is seen whole by its tool. */
 #define LITE_OMPT_UNDECIDED 2
-static inline bool lite_ompt_on(void) { return lite_unlikely(lite_env.ompt != 0); }
-static inline bool lite_ompt_attached(void) { return lite_env.ompt == 1; }
+/* Relaxed atomic loads: start.c decides the value once, at the first thread state, while other
+   root threads may already be at an entry point (they take the slow path until they see it). */
+static inline bool lite_ompt_on(void)
+{
+  return lite_unlikely(__atomic_load_n(&lite_env.ompt, __ATOMIC_RELAXED) != 0);
+}
+static inline bool lite_ompt_attached(void)
+{
+  return __atomic_load_n(&lite_env.ompt, __ATOMIC_RELAXED) == 1;
+}
 
 /* start.c: finds and starts a tool, once, at the first thread state the runtime makes (so before
    the first region and before the initial thread's thread-begin); sets lite_env.ompt. */

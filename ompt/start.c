@@ -159,7 +159,7 @@ static void start(void)
   /* No tool unless one initializes below: until now every hook took its slow path (UNDECIDED),
      and left so, every barrier of a program without a tool went through the OMPT hook, which
      also hid it from OMPLITE_PROFILE. */
-  lite_env.ompt = false;
+  __atomic_store_n(&lite_env.ompt, false, __ATOMIC_RELAXED);
   const char *var = getenv("OMP_TOOL");
   if (var != NULL && strcasecmp(var, "disabled") == 0)
     return;
@@ -188,7 +188,7 @@ static void start(void)
     return;
   /* The host is device number omp_get_initial_device(): the number of devices, 0 here. */
   if (tool->initialize(lite_ompt_lookup, omp_get_initial_device(), &tool->tool_data) != 0)
-    lite_env.ompt = true;
+    __atomic_store_n(&lite_env.ompt, true, __ATOMIC_RELAXED);
   else
     tool = NULL;
 }
@@ -199,7 +199,7 @@ void lite_ompt_finalize(void)
 {
   if (tool == NULL || atomic_exchange(&finalized, true))
     return;
-  lite_env.ompt = false;
+  __atomic_store_n(&lite_env.ompt, false, __ATOMIC_RELAXED);
   if (tool->finalize != NULL)
     tool->finalize(&tool->tool_data);
   memset(lite_ompt_callbacks, 0, sizeof lite_ompt_callbacks);
