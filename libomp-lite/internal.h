@@ -461,6 +461,10 @@ struct lite_pool {
   _Atomic uint32_t call_word LITE_ALIGNED;
   /* Workers asleep between regions, each on its own bell (team.c, idle_wait). */
   _Atomic uint32_t idle_sleepers LITE_ALIGNED;
+  /* OMPT (ompt/events.c), only while a tool is attached: the generation whose join the leader
+     has gathered. A worker's implicit barrier ends for its tool when every member has arrived
+     (its release), not when it arrives itself: Archer orders the region's accesses by it. */
+  _Atomic uint32_t ompt_joined LITE_ALIGNED;
   /* Members parked in a tree barrier (barrier_tree.c), for lite_barrier_poke. */
   _Atomic uint32_t tree_sleepers LITE_ALIGNED;
   _Atomic unsigned tree_poke_at;  /* where lite_tree_poke looks first */

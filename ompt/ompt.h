@@ -16,6 +16,10 @@
    nonzero takes its slow path, which makes the thread state (deciding) and then looks again
    with lite_ompt_attached: so the first region of a program is seen whole by its tool. */
 #define LITE_OMPT_UNDECIDED 2
+/* After the tool's finalize: no events, but the hooks still take their slow paths, so that the
+   leader of a region running across ompt_finalize_tool still tells its members the join is
+   over (lite_ompt_join_done), as they wait for that whenever they saw a tool at their join. */
+#define LITE_OMPT_FINALIZED 3
 static inline bool lite_ompt_on(void) { return lite_unlikely(lite_env.ompt != 0); }
 static inline bool lite_ompt_attached(void) { return lite_env.ompt == 1; }
 
@@ -55,9 +59,13 @@ void lite_ompt_invoke(struct lite_thread *thr, void (*fn)(void *), void *data);
 void lite_ompt_join_begin(struct lite_thread *thr);
 /* A worker's share of a region: implicit-task-begin, the body, the join's beginning. */
 void lite_ompt_member_run(struct lite_thread *thr, void (*fn)(void *), void *data);
-/* A worker has arrived at the join (its implicit task is the one given): barrier end, then
-   implicit-task-end, with no parallel data (the region may be over). */
-void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit);
+/* A worker has arrived at the join of team's region gen of pool (its implicit task is the one given):
+   once the leader has gathered every member (its release), barrier end, then implicit-task-end,
+   with no parallel data (the region is over). */
+void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit,
+                          struct lite_team *team, struct lite_pool *pool, uint32_t gen);
+/* The leader has gathered the join of region gen: its members' barriers end. */
+void lite_ompt_join_done(struct lite_pool *pool, uint32_t gen);
 /* The encountering thread left team (its state is the enclosing one again): barrier end (if
    the team had a join), implicit-task-end, parallel-end. */
 void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, bool joined);

@@ -199,7 +199,7 @@ void lite_ompt_finalize(void)
 {
   if (tool == NULL || atomic_exchange(&finalized, true))
     return;
-  lite_env.ompt = false;
+  lite_env.ompt = LITE_OMPT_FINALIZED;
   if (tool->finalize != NULL)
     tool->finalize(&tool->tool_data);
   memset(lite_ompt_callbacks, 0, sizeof lite_ompt_callbacks);
