@@ -305,6 +305,7 @@ struct lite_thread {
   const void *ompt_join_codeptr;
   unsigned ompt_requested;  /* the team size its next region asks for (0: not said) */
   bool ompt_began;          /* thread-begin was dispatched for it */
+  bool ompt_ws_open;        /* a loop or sections construct's work-begin was dispatched */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -897,6 +898,10 @@ void lite_barrier_wait(struct lite_thread *thr);
    the parallel region is cancelled. */
 bool lite_barrier_wait_cancel(struct lite_thread *thr);
 /* Cancels thr's parallel region and wakes the members waiting in cancellable barriers. */
+/* GOMP_cancel and GOMP_cancellation_point for another entry point (kmpc/), whose caller's
+   return address is codeptr (OMPT's cancel event). */
+bool lite_cancel_from(int which, bool do_cancel, const void *codeptr);
+bool lite_cancellation_point_from(int which, const void *codeptr);
 void lite_team_cancel(struct lite_thread *thr);
 /* A member's arrival at a barrier of epoch; the leader's gather of members 1..n-1. */
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch);

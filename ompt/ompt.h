@@ -22,6 +22,15 @@
 #define LITE_OMPT_FINALIZED 3
 static inline bool lite_ompt_on(void) { return lite_unlikely(lite_env.ompt != 0); }
 static inline bool lite_ompt_attached(void) { return lite_env.ompt == 1; }
+/* For a hook whose entry point may be the program's first OpenMP call (omp_init_lock, before
+   any region): makes the thread state, which decides, and then says whether a tool is attached;
+   the tool's initialize then comes before the first event it could see. */
+static inline bool lite_ompt_ready(void)
+{
+  if (lite_unlikely(lite_env.ompt == LITE_OMPT_UNDECIDED))
+    (void)lite_self();
+  return lite_ompt_attached();
+}
 
 /* start.c: finds and starts a tool, once, at the first thread state the runtime makes (so before
    the first region and before the initial thread's thread-begin); sets lite_env.ompt. */
@@ -75,6 +84,36 @@ void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, boo
 void lite_ompt_barrier(struct lite_thread *thr, ompt_sync_region_t kind, const void *codeptr);
 bool lite_ompt_barrier_cancel(struct lite_thread *thr, ompt_sync_region_t kind,
                               const void *codeptr);
+
+/* constructs.c: the constructs inside a region, each with the user's return address. */
+void lite_ompt_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, uint64_t count,
+                    const void *codeptr);
+/* A loop or sections construct: begin (remembered), end (only after a begin), the member's
+   share handed back (lite_loop_finish) and the barrier (0 none, 1 plain, 2 cancellable). */
+void lite_ompt_ws_begin(ompt_work_t kind, uint64_t count, const void *codeptr);
+bool lite_ompt_ws_end(ompt_work_t kind, int barrier, const void *codeptr);
+/* The work's end alone (a static loop of clang's, whose barrier is a call of its own). */
+void lite_ompt_ws_close(ompt_work_t kind, const void *codeptr);
+void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr);
+/* taskwait, taskgroup: the sync region and its wait, begin or end. */
+void lite_ompt_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, const void *codeptr);
+void lite_ompt_reduction(ompt_scope_endpoint_t endpoint, const void *codeptr);
+void lite_ompt_mutex_acquire(ompt_mutex_t kind, unsigned hint, const void *wait_id,
+                             const void *codeptr);
+/* event: ompt_callback_mutex_acquired, _mutex_released or _lock_destroy. */
+void lite_ompt_mutex(ompt_callbacks_t event, ompt_mutex_t kind, const void *wait_id,
+                     const void *codeptr);
+/* A test that did not get the mutex. */
+void lite_ompt_mutex_abandon(void);
+void lite_ompt_lock_init(ompt_mutex_t kind, unsigned hint, const void *wait_id,
+                         const void *codeptr);
+void lite_ompt_nest_lock(ompt_scope_endpoint_t endpoint, const void *wait_id, const void *codeptr);
+/* acquire, lite_mutex_lock(word), acquired. */
+void lite_ompt_mutex_lock(ompt_mutex_t kind, _Atomic uint32_t *word, unsigned hint,
+                          const void *codeptr);
+void lite_ompt_flush(const void *codeptr);
+void lite_ompt_cancel(int flags, const void *codeptr);
+void lite_ompt_error(bool fatal, const char *message, size_t length, const void *codeptr);
 
 /* omp_control_tool's work. */
 int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr);
