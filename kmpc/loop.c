@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "loop_common.h"
 #include "kmpc.h"
+#include "ompt/ompt.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -37,6 +38,23 @@ static void static_shape(int32_t sched, uint64_t *tid, uint64_t *nth)
 /* One body for the four types: T the iteration type, S the signed type of its stride, U the
    unsigned type of its trip count. Every product is taken in U, where wrap-around is defined
    and gives the right value once converted back to T. */
+/* Which construct a static loop is, by clang's ident flags (LLVM's kmp.h: KMP_IDENT_WORK_LOOP
+   0x200, KMP_IDENT_WORK_SECTIONS 0x400, KMP_IDENT_WORK_DISTRIBUTE 0x800). */
+static ompt_work_t static_work(const ident_t *loc)
+{
+  if (loc != NULL && (loc->flags & 0x400))
+    return ompt_work_sections;
+  if (loc != NULL && (loc->flags & 0x800))
+    return ompt_work_distribute;
+  return ompt_work_loop;
+}
+
+static __attribute__((noinline, cold)) void static_begin_ompt(const ident_t *loc, uint64_t trip,
+                                                              const void *codeptr)
+{
+  lite_ompt_ws_begin(static_work(loc), trip, codeptr);
+}
+
 #define DEFINE_STATIC_INIT(suffix, T, S, U)                                                  \
   KMPC_EXPORT void __kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, \
                                                    int32_t *plast, T *plower, T *pupper,       \
@@ -45,6 +63,8 @@ static void static_shape(int32_t sched, uint64_t *tid, uint64_t *nth)
     (void)loc, (void)gtid;                                                                    \
     T lo = *plower, hi = *pupper;                                                             \
     if (incr > 0 ? hi < lo : lo < hi) { /* no iteration */                                    \
+      if (lite_ompt_on())                                                                     \
+        static_begin_ompt(loc, 0, __builtin_return_address(0));                               \
       if (plast != NULL)                                                                      \
         *plast = 0;                                                                           \
       *pstride = incr;                                                                        \
@@ -52,6 +72,8 @@ static void static_shape(int32_t sched, uint64_t *tid, uint64_t *nth)
     }                                                                                         \
     U trip = incr > 0 ? (U)((U)(hi - lo) / (U)incr) + 1                                       \
                       : (U)((U)(lo - hi) / (U)(-(U)incr)) + 1;                                \
+    if (lite_ompt_on())                                                                       \
+      static_begin_ompt(loc, trip, __builtin_return_address(0));                              \
     uint64_t tid, nth;                                                                        \
     static_shape(sched, &tid, &nth);                                                          \
     if (nth <= 1) {                                                                           \
@@ -114,7 +136,12 @@ DEFINE_STATIC_INIT(8, int64_t, int64_t, uint64_t)
 DEFINE_STATIC_INIT(8u, uint64_t, int64_t, uint64_t)
 
 /* The end of a static loop: nothing (the barrier, if any, is a separate call). */
-KMPC_EXPORT void __kmpc_for_static_fini(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
+KMPC_EXPORT void __kmpc_for_static_fini(ident_t *loc, int32_t gtid)
+{
+  (void)gtid;
+  if (lite_ompt_on())
+    lite_ompt_ws_close(static_work(loc), __builtin_return_address(0));
+}
 
 /* distribute parallel for, combined: the team's share of the league's block first (its
    distribute chunk, returned in *pupperd), then the thread's share of that. */

@@ -26,29 +26,66 @@ KMPC_EXPORT void __kmpc_barrier(ident_t *loc, int32_t gtid)
     lite_barrier_wait(lite_self());
 }
 
+/* With a tool, the thread that runs the block has its executor's work begin here and end at
+   __kmpc_end_single; the others' begins and ends are both here (they skip the block). */
+static __attribute__((noinline, cold)) int32_t single_ompt(const void *codeptr)
+{
+  bool won = lite_single_start_from(codeptr);
+  if (won) {
+    lite_ompt_work(ompt_work_single_executor, ompt_scope_begin, 1, codeptr);
+  } else {
+    lite_ompt_work(ompt_work_single_other, ompt_scope_begin, 1, codeptr);
+    lite_ompt_work(ompt_work_single_other, ompt_scope_end, 1, codeptr);
+  }
+  return won;
+}
+
 KMPC_EXPORT int32_t __kmpc_single(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
+  if (lite_ompt_on())
+    return single_ompt(__builtin_return_address(0));
   return lite_single_start_from(__builtin_return_address(0));
 }
 
-KMPC_EXPORT void __kmpc_end_single(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
+KMPC_EXPORT void __kmpc_end_single(ident_t *loc, int32_t gtid)
+{
+  (void)loc, (void)gtid;
+  if (lite_ompt_on())
+    lite_ompt_work(ompt_work_single_executor, ompt_scope_end, 1, __builtin_return_address(0));
+}
 
 KMPC_EXPORT int32_t __kmpc_master(ident_t *loc, int32_t gtid)
 {
   (void)loc, (void)gtid;
-  return omp_get_thread_num() == 0;
+  bool mine = omp_get_thread_num() == 0;
+  if (lite_ompt_on() && mine)
+    lite_ompt_masked(ompt_scope_begin, __builtin_return_address(0));
+  return mine;
 }
 
-KMPC_EXPORT void __kmpc_end_master(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
+KMPC_EXPORT void __kmpc_end_master(ident_t *loc, int32_t gtid)
+{
+  (void)loc, (void)gtid;
+  if (lite_ompt_on())
+    lite_ompt_masked(ompt_scope_end, __builtin_return_address(0));
+}
 
 KMPC_EXPORT int32_t __kmpc_masked(ident_t *loc, int32_t gtid, int32_t filter)
 {
   (void)loc, (void)gtid;
-  return omp_get_thread_num() == filter;
+  bool mine = omp_get_thread_num() == filter;
+  if (lite_ompt_on() && mine)
+    lite_ompt_masked(ompt_scope_begin, __builtin_return_address(0));
+  return mine;
 }
 
-KMPC_EXPORT void __kmpc_end_masked(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
+KMPC_EXPORT void __kmpc_end_masked(ident_t *loc, int32_t gtid)
+{
+  (void)loc, (void)gtid;
+  if (lite_ompt_on())
+    lite_ompt_masked(ompt_scope_end, __builtin_return_address(0));
+}
 
 /* A critical section's name is 32 zeroed bytes of the program's; the first 4 serve as the futex
    word, as gcc's pointer-sized name does in critical.c. clang and gcc name the storage
@@ -64,7 +101,10 @@ KMPC_EXPORT void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *
 {
   (void)loc, (void)gtid;
   atomic_thread_fence(memory_order_release);
-  if (lite_prof_on())
+  if (lite_ompt_on())
+    lite_ompt_mutex_lock(ompt_mutex_critical, critical_word(crit), omp_sync_hint_none,
+                         __builtin_return_address(0));
+  else if (lite_prof_on())
     lite_prof_critical(critical_word(crit), __builtin_return_address(0));
   else
     lite_mutex_lock(critical_word(crit));
@@ -75,9 +115,12 @@ KMPC_EXPORT void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *
 KMPC_EXPORT void __kmpc_critical_with_hint(ident_t *loc, int32_t gtid, kmp_critical_name *crit,
                                            uint32_t hint)
 {
-  (void)loc, (void)gtid, (void)hint;
+  (void)loc, (void)gtid;
   atomic_thread_fence(memory_order_release);
-  if (lite_prof_on())
+  if (lite_ompt_on())
+    lite_ompt_mutex_lock(ompt_mutex_critical, critical_word(crit), hint,
+                         __builtin_return_address(0));
+  else if (lite_prof_on())
     lite_prof_critical(critical_word(crit), __builtin_return_address(0));
   else
     lite_mutex_lock(critical_word(crit));
@@ -87,12 +130,17 @@ KMPC_EXPORT void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_na
 {
   (void)loc, (void)gtid;
   lite_mutex_unlock(critical_word(crit));
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_critical, critical_word(crit),
+                    __builtin_return_address(0));
 }
 
 KMPC_EXPORT void __kmpc_flush(ident_t *loc)
 {
   (void)loc;
   atomic_thread_fence(memory_order_seq_cst);
+  if (lite_ompt_on())
+    lite_ompt_flush(__builtin_return_address(0));
 }
 
 KMPC_EXPORT void __kmpc_ordered(ident_t *loc, int32_t gtid)
@@ -142,7 +190,10 @@ KMPC_EXPORT void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size,
 /* The method the calling thread got at its last __kmpc_reduce (its end needs it). */
 static LITE_THREAD_LOCAL int32_t reduce_method;
 
-static int32_t reduce_begin(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+/* With a tool, a reduction combined under the lock is a reduction region (begin here, end
+   at its end call); the atomic method has no end call for the nowait form, and no event. */
+static int32_t reduce_begin(ident_t *loc, int32_t gtid, kmp_critical_name *lck,
+                            const void *codeptr)
 {
   struct lite_team *team = lite_self()->team;
   if (team == NULL || team->nthreads == 1)
@@ -150,16 +201,28 @@ static int32_t reduce_begin(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
   else if (loc != NULL && (loc->flags & KMPC_IDENT_ATOMIC_REDUCE))
     reduce_method = 2;
   else {
-    __kmpc_critical(loc, gtid, lck);
+    if (lite_ompt_on()) {
+      lite_ompt_reduction(ompt_scope_begin, codeptr);
+      atomic_thread_fence(memory_order_release);
+      lite_mutex_lock(critical_word(lck));
+    } else {
+      __kmpc_critical(loc, gtid, lck);
+    }
     reduce_method = 1;
   }
   return reduce_method == 2 ? 2 : 1;
 }
 
-static void reduce_end(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+static void reduce_end(ident_t *loc, int32_t gtid, kmp_critical_name *lck, const void *codeptr)
 {
-  if (reduce_method == 1)
-    __kmpc_end_critical(loc, gtid, lck);
+  if (reduce_method == 1) {
+    if (lite_ompt_on()) {
+      lite_mutex_unlock(critical_word(lck));
+      lite_ompt_reduction(ompt_scope_end, codeptr);
+    } else {
+      __kmpc_end_critical(loc, gtid, lck);
+    }
+  }
 }
 
 KMPC_EXPORT int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num_vars,
@@ -168,12 +231,12 @@ KMPC_EXPORT int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num
                                          kmp_critical_name *lck)
 {
   (void)num_vars, (void)reduce_size, (void)reduce_data, (void)reduce_func;
-  return reduce_begin(loc, gtid, lck);
+  return reduce_begin(loc, gtid, lck, __builtin_return_address(0));
 }
 
 KMPC_EXPORT void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {
-  reduce_end(loc, gtid, lck);
+  reduce_end(loc, gtid, lck, __builtin_return_address(0));
 }
 
 KMPC_EXPORT int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars,
@@ -181,13 +244,17 @@ KMPC_EXPORT int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars,
                                   void (*reduce_func)(void *, void *), kmp_critical_name *lck)
 {
   (void)num_vars, (void)reduce_size, (void)reduce_data, (void)reduce_func;
-  return reduce_begin(loc, gtid, lck);
+  return reduce_begin(loc, gtid, lck, __builtin_return_address(0));
 }
 
 KMPC_EXPORT void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {
-  reduce_end(loc, gtid, lck);
-  lite_barrier_wait(lite_self());
+  reduce_end(loc, gtid, lck, __builtin_return_address(0));
+  if (lite_ompt_on())
+    lite_ompt_barrier(lite_self(), ompt_sync_region_barrier_implicit_workshare,
+                      __builtin_return_address(0));
+  else
+    lite_barrier_wait(lite_self());
 }
 
 /* ---------------------------------------------------------------- cancellation */
@@ -209,14 +276,14 @@ KMPC_EXPORT int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind)
 {
   (void)loc, (void)gtid;
   int which = cancel_which(kind);
-  return which != 0 && GOMP_cancel(which, true);
+  return which != 0 && lite_cancel_from(which, true, __builtin_return_address(0));
 }
 
 KMPC_EXPORT int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind)
 {
   (void)loc, (void)gtid;
   int which = cancel_which(kind);
-  return which != 0 && GOMP_cancellation_point(which);
+  return which != 0 && lite_cancellation_point_from(which, __builtin_return_address(0));
 }
 
 KMPC_EXPORT int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)

@@ -2,6 +2,7 @@
    an atomic update it cannot do with one instruction. All three are the futex mutex of lock.c. */
 #include "internal.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 /* Each mutex on its own cache line: a program hammering atomic must not slow one using critical. */
 struct padded_mutex {
@@ -18,13 +19,22 @@ static struct padded_mutex atomic_fallback;
 void GOMP_critical_start(void)
 {
   atomic_thread_fence(memory_order_release);
-  if (lite_prof_on())
+  if (lite_ompt_on())
+    lite_ompt_mutex_lock(ompt_mutex_critical, &unnamed_critical.word, omp_sync_hint_none,
+                         __builtin_return_address(0));
+  else if (lite_prof_on())
     lite_prof_critical(&unnamed_critical.word, __builtin_return_address(0));
   else
     lite_mutex_lock(&unnamed_critical.word);
 }
 
-void GOMP_critical_end(void) { lite_mutex_unlock(&unnamed_critical.word); }
+void GOMP_critical_end(void)
+{
+  lite_mutex_unlock(&unnamed_critical.word);
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_critical, &unnamed_critical.word,
+                    __builtin_return_address(0));
+}
 
 /* gcc gives each name a pointer-sized, zero-initialised common symbol (.gomp_critical_user_NAME)
    and passes its address. Its first 4 bytes serve as the futex word: zero is "free", so no
@@ -38,13 +48,22 @@ static inline _Atomic uint32_t *named_mutex(void **pptr)
 void GOMP_critical_name_start(void **pptr)
 {
   atomic_thread_fence(memory_order_release);
-  if (lite_prof_on())
+  if (lite_ompt_on())
+    lite_ompt_mutex_lock(ompt_mutex_critical, named_mutex(pptr), omp_sync_hint_none,
+                         __builtin_return_address(0));
+  else if (lite_prof_on())
     lite_prof_critical(named_mutex(pptr), __builtin_return_address(0));
   else
     lite_mutex_lock(named_mutex(pptr));
 }
 
-void GOMP_critical_name_end(void **pptr) { lite_mutex_unlock(named_mutex(pptr)); }
+void GOMP_critical_name_end(void **pptr)
+{
+  lite_mutex_unlock(named_mutex(pptr));
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_critical, named_mutex(pptr),
+                    __builtin_return_address(0));
+}
 
 void GOMP_atomic_start(void) { lite_mutex_lock(&atomic_fallback.word); }
 

@@ -6,6 +6,7 @@
    The text and its "libgomp:" prefix are those of the runtime this one replaces, since programs
    and their test scripts match on them (GCC's error-1.c tests do). */
 #include "internal.h"
+#include "ompt/ompt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,19 @@ static void report(const char *severity, const char *msg, size_t msglen)
   funlockfile(stderr);
 }
 
-void GOMP_warning(const char *msg, size_t msglen) { report("", msg, msglen); }
+void GOMP_warning(const char *msg, size_t msglen)
+{
+  if (lite_ompt_on())
+    lite_ompt_error(false, msg, msglen == (size_t)-1 && msg != NULL ? strlen(msg) : msglen,
+                    __builtin_return_address(0));
+  report("", msg, msglen);
+}
 
 void GOMP_error(const char *msg, size_t msglen)
 {
+  if (lite_ompt_on())
+    lite_ompt_error(true, msg, msglen == (size_t)-1 && msg != NULL ? strlen(msg) : msglen,
+                    __builtin_return_address(0));
   report("fatal error: ", msg, msglen);
   exit(EXIT_FAILURE);
 }

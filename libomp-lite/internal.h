@@ -305,6 +305,7 @@ struct lite_thread {
   const void *ompt_join_codeptr;
   unsigned ompt_requested;  /* the team size its next region asks for (0: not said) */
   bool ompt_began;          /* thread-begin was dispatched for it */
+  bool ompt_ws_open;        /* a loop or sections construct's work-begin was dispatched */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -461,6 +462,10 @@ struct lite_pool {
   _Atomic uint32_t call_word LITE_ALIGNED;
   /* Workers asleep between regions, each on its own bell (team.c, idle_wait). */
   _Atomic uint32_t idle_sleepers LITE_ALIGNED;
+  /* OMPT (ompt/events.c), only while a tool is attached: the generation whose join the leader
+     has gathered. A worker's implicit barrier ends for its tool when every member has arrived
+     (its release), not when it arrives itself: Archer orders the region's accesses by it. */
+  _Atomic uint32_t ompt_joined LITE_ALIGNED;
   /* Members parked in a tree barrier (barrier_tree.c), for lite_barrier_poke. */
   _Atomic uint32_t tree_sleepers LITE_ALIGNED;
   _Atomic unsigned tree_poke_at;  /* where lite_tree_poke looks first */
@@ -893,6 +898,10 @@ void lite_barrier_wait(struct lite_thread *thr);
    the parallel region is cancelled. */
 bool lite_barrier_wait_cancel(struct lite_thread *thr);
 /* Cancels thr's parallel region and wakes the members waiting in cancellable barriers. */
+/* GOMP_cancel and GOMP_cancellation_point for another entry point (kmpc/), whose caller's
+   return address is codeptr (OMPT's cancel event). */
+bool lite_cancel_from(int which, bool do_cancel, const void *codeptr);
+bool lite_cancellation_point_from(int which, const void *codeptr);
 void lite_team_cancel(struct lite_thread *thr);
 /* A member's arrival at a barrier of epoch; the leader's gather of members 1..n-1. */
 void lite_barrier_arrive(struct lite_pool *pool, struct lite_slot *slot, uint32_t epoch);

@@ -3,6 +3,7 @@
    legacy OMP_1.0 one that old binaries still call. */
 #include "lock.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 #include <pthread.h>
 
@@ -134,7 +135,7 @@ _Static_assert(sizeof(omp_lock_t) == sizeof(uint32_t), "omp_lock_t is the futex 
 
 static inline _Atomic uint32_t *lock_word(omp_lock_t *lock) { return (_Atomic uint32_t *)lock; }
 
-void lite_lock_init(omp_lock_t *lock) { atomic_init(lock_word(lock), 0); }
+static void lock_init(omp_lock_t *lock) { atomic_init(lock_word(lock), 0); }
 
 /* Warns once per process: a program that passes a bad hint usually does so at every init. */
 static void warn_bad_hint(omp_sync_hint_t hint)
@@ -166,16 +167,82 @@ static void check_hint(omp_sync_hint_t hint)
 void omp_init_lock_with_hint(omp_lock_t *lock, omp_sync_hint_t hint)
 {
   check_hint(hint);
-  lite_lock_init(lock);
+  lock_init(lock);
+  if (lite_ompt_on())
+    lite_ompt_lock_init(ompt_mutex_lock, hint, lock, __builtin_return_address(0));
 }
 
-void lite_lock_destroy(omp_lock_t *lock) { (void)lock; }
+/* With a tool, each lock routine also dispatches its events (OpenMP 5.1 section 4.5.2.12-15):
+   the wait_id is the lock's address. Out of line, so that the plain path stays a call of the
+   mutex. */
+static __attribute__((noinline, cold)) void lock_ompt(int op, omp_lock_t *lock,
+                                                      const void *codeptr)
+{
+  switch (op) {
+  case 0:
+    lock_init(lock);
+    lite_ompt_lock_init(ompt_mutex_lock, omp_sync_hint_none, lock, codeptr);
+    break;
+  case 1:
+    lite_ompt_mutex(ompt_callback_lock_destroy, ompt_mutex_lock, lock, codeptr);
+    break;
+  case 2:
+    lite_ompt_mutex_lock(ompt_mutex_lock, lock_word(lock), omp_sync_hint_none, codeptr);
+    break;
+  case 3:
+    lite_mutex_unlock(lock_word(lock));
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_lock, lock, codeptr);
+    break;
+  }
+}
 
-void lite_lock_set(omp_lock_t *lock) { lite_mutex_lock(lock_word(lock)); }
+static __attribute__((noinline, cold)) int lock_test_ompt(omp_lock_t *lock, const void *codeptr)
+{
+  lite_ompt_mutex_acquire(ompt_mutex_test_lock, omp_sync_hint_none, lock, codeptr);
+  int got = lite_mutex_trylock(lock_word(lock));
+  if (got)
+    lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_test_lock, lock, codeptr);
+  else
+    lite_ompt_mutex_abandon();
+  return got;
+}
 
-void lite_lock_unset(omp_lock_t *lock) { lite_mutex_unlock(lock_word(lock)); }
+void lite_lock_init(omp_lock_t *lock)
+{
+  if (lite_ompt_on())
+    lock_ompt(0, lock, __builtin_return_address(0));
+  else
+    lock_init(lock);
+}
 
-int lite_lock_test(omp_lock_t *lock) { return lite_mutex_trylock(lock_word(lock)); }
+void lite_lock_destroy(omp_lock_t *lock)
+{
+  if (lite_ompt_on())
+    lock_ompt(1, lock, __builtin_return_address(0));
+}
+
+void lite_lock_set(omp_lock_t *lock)
+{
+  if (lite_ompt_on())
+    lock_ompt(2, lock, __builtin_return_address(0));
+  else
+    lite_mutex_lock(lock_word(lock));
+}
+
+void lite_lock_unset(omp_lock_t *lock)
+{
+  if (lite_ompt_on())
+    lock_ompt(3, lock, __builtin_return_address(0));
+  else
+    lite_mutex_unlock(lock_word(lock));
+}
+
+int lite_lock_test(omp_lock_t *lock)
+{
+  if (lite_ompt_on())
+    return lock_test_ompt(lock, __builtin_return_address(0));
+  return lite_mutex_trylock(lock_word(lock));
+}
 
 /* ---------------------------------------------------------------- omp_nest_lock_t (OMP_3.0) */
 
@@ -207,6 +274,9 @@ void lite_nest_lock_init(omp_nest_lock_t *lock)
   atomic_init(&l->mutex, 0);
   l->count = 0;
   atomic_init(&l->owner, NULL);
+  if (lite_ompt_on())
+    lite_ompt_lock_init(ompt_mutex_nest_lock, omp_sync_hint_none, lock,
+                        __builtin_return_address(0));
 }
 
 void omp_init_nest_lock_with_hint(omp_nest_lock_t *lock, omp_sync_hint_t hint)
@@ -215,11 +285,16 @@ void omp_init_nest_lock_with_hint(omp_nest_lock_t *lock, omp_sync_hint_t hint)
   lite_nest_lock_init(lock);
 }
 
-void lite_nest_lock_destroy(omp_nest_lock_t *lock) { (void)lock; }
+void lite_nest_lock_destroy(omp_nest_lock_t *lock)
+{
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_lock_destroy, ompt_mutex_nest_lock, lock,
+                    __builtin_return_address(0));
+}
 
 /* Another task may store to owner at any time, but only ever its own identity or NULL, so a
    relaxed read tells reliably whether the caller is the owner. */
-void lite_nest_lock_set(omp_nest_lock_t *lock)
+static inline void nest_lock_set(omp_nest_lock_t *lock)
 {
   struct lite_nest_lock *l = nest(lock);
   void *me = nest_lock_owner_id();
@@ -230,7 +305,7 @@ void lite_nest_lock_set(omp_nest_lock_t *lock)
   l->count++;
 }
 
-void lite_nest_lock_unset(omp_nest_lock_t *lock)
+static inline void nest_lock_unset(omp_nest_lock_t *lock)
 {
   struct lite_nest_lock *l = nest(lock);
   if (--l->count == 0) {
@@ -239,7 +314,7 @@ void lite_nest_lock_unset(omp_nest_lock_t *lock)
   }
 }
 
-int lite_nest_lock_test(omp_nest_lock_t *lock)
+static inline int nest_lock_test(omp_nest_lock_t *lock)
 {
   struct lite_nest_lock *l = nest(lock);
   void *me = nest_lock_owner_id();
@@ -280,9 +355,17 @@ void lite_legacy_nest_lock_init(struct lite_legacy_nest_lock *lock)
 {
   atomic_init(&lock->owner, 0);
   lock->count = 0;
+  if (lite_ompt_on())
+    lite_ompt_lock_init(ompt_mutex_nest_lock, omp_sync_hint_none, lock,
+                        __builtin_return_address(0));
 }
 
-void lite_legacy_nest_lock_destroy(struct lite_legacy_nest_lock *lock) { (void)lock; }
+void lite_legacy_nest_lock_destroy(struct lite_legacy_nest_lock *lock)
+{
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_lock_destroy, ompt_mutex_nest_lock, lock,
+                    __builtin_return_address(0));
+}
 
 /* The lock is held by another thread: spin, then sleep until the owner word falls to 0.
    As with the mutex, an acquirer that may have slept takes the lock with the waiters bit set. */
@@ -308,7 +391,7 @@ static void legacy_nest_lock_wait(struct lite_legacy_nest_lock *lock, uint32_t t
   }
 }
 
-void lite_legacy_nest_lock_set(struct lite_legacy_nest_lock *lock)
+static inline void legacy_set(struct lite_legacy_nest_lock *lock)
 {
   uint32_t tid = my_tid();
   uint32_t seen = 0;
@@ -325,14 +408,14 @@ void lite_legacy_nest_lock_set(struct lite_legacy_nest_lock *lock)
   lock->count = 1;
 }
 
-void lite_legacy_nest_lock_unset(struct lite_legacy_nest_lock *lock)
+static inline void legacy_unset(struct lite_legacy_nest_lock *lock)
 {
   if (--lock->count == 0 &&
       (atomic_exchange_explicit(&lock->owner, 0, memory_order_release) & LITE_LEGACY_WAITERS))
     lite_futex_wake(&lock->owner, 1);
 }
 
-int lite_legacy_nest_lock_test(struct lite_legacy_nest_lock *lock)
+static inline int legacy_test(struct lite_legacy_nest_lock *lock)
 {
   uint32_t tid = my_tid();
   /* Look first, as lite_mutex_trylock does: callers spin on test. */
@@ -346,6 +429,137 @@ int lite_legacy_nest_lock_test(struct lite_legacy_nest_lock *lock)
   if ((seen & ~LITE_LEGACY_WAITERS) == tid)
     return ++lock->count;
   return 0;
+}
+
+/* ---------------------------------------------------------------- nest locks with a tool */
+
+/* Both layouts: the first acquisition is a mutex's (acquire, acquired), a nested one the nest
+   lock's scope begin; the last release is the mutex's, an inner one the scope's end. owned:
+   whether the calling task held it before; count: its count after the operation. */
+static void nest_set_events(const void *lock, bool owned, const void *codeptr)
+{
+  if (owned)
+    lite_ompt_nest_lock(ompt_scope_begin, lock, codeptr);
+  else
+    lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_nest_lock, lock, codeptr);
+}
+
+static void nest_test_events(const void *lock, int count, const void *codeptr)
+{
+  if (count > 1)
+    lite_ompt_nest_lock(ompt_scope_begin, lock, codeptr);
+  else if (count == 1)
+    lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_test_nest_lock, lock, codeptr);
+  else
+    lite_ompt_mutex_abandon();
+}
+
+static __attribute__((noinline, cold)) int nest_ompt(int op, omp_nest_lock_t *lock,
+                                                     const void *codeptr)
+{
+  struct lite_nest_lock *l = nest(lock);
+  bool owned = atomic_load_explicit(&l->owner, memory_order_relaxed) == nest_lock_owner_id();
+  switch (op) {
+  case 0:
+    if (!owned)
+      lite_ompt_mutex_acquire(ompt_mutex_nest_lock, omp_sync_hint_none, lock, codeptr);
+    nest_lock_set(lock);
+    nest_set_events(lock, owned, codeptr);
+    return 0;
+  case 1: {
+    bool last = l->count == 1;
+    nest_lock_unset(lock);
+    if (last)
+      lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_nest_lock, lock, codeptr);
+    else
+      lite_ompt_nest_lock(ompt_scope_end, lock, codeptr);
+    return 0;
+  }
+  default: {
+    if (!owned)
+      lite_ompt_mutex_acquire(ompt_mutex_test_nest_lock, omp_sync_hint_none, lock, codeptr);
+    int count = nest_lock_test(lock);
+    nest_test_events(lock, count, codeptr);
+    return count;
+  }
+  }
+}
+
+void lite_nest_lock_set(omp_nest_lock_t *lock)
+{
+  if (lite_ompt_on())
+    nest_ompt(0, lock, __builtin_return_address(0));
+  else
+    nest_lock_set(lock);
+}
+
+void lite_nest_lock_unset(omp_nest_lock_t *lock)
+{
+  if (lite_ompt_on())
+    nest_ompt(1, lock, __builtin_return_address(0));
+  else
+    nest_lock_unset(lock);
+}
+
+int lite_nest_lock_test(omp_nest_lock_t *lock)
+{
+  if (lite_ompt_on())
+    return nest_ompt(2, lock, __builtin_return_address(0));
+  return nest_lock_test(lock);
+}
+
+static __attribute__((noinline, cold)) int legacy_ompt(int op, struct lite_legacy_nest_lock *lock,
+                                                       const void *codeptr)
+{
+  bool owned = (atomic_load_explicit(&lock->owner, memory_order_relaxed) &
+                ~LITE_LEGACY_WAITERS) == my_tid();
+  switch (op) {
+  case 0:
+    if (!owned)
+      lite_ompt_mutex_acquire(ompt_mutex_nest_lock, omp_sync_hint_none, lock, codeptr);
+    legacy_set(lock);
+    nest_set_events(lock, owned, codeptr);
+    return 0;
+  case 1: {
+    bool last = lock->count == 1;
+    legacy_unset(lock);
+    if (last)
+      lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_nest_lock, lock, codeptr);
+    else
+      lite_ompt_nest_lock(ompt_scope_end, lock, codeptr);
+    return 0;
+  }
+  default: {
+    if (!owned)
+      lite_ompt_mutex_acquire(ompt_mutex_test_nest_lock, omp_sync_hint_none, lock, codeptr);
+    int count = legacy_test(lock);
+    nest_test_events(lock, count, codeptr);
+    return count;
+  }
+  }
+}
+
+void lite_legacy_nest_lock_set(struct lite_legacy_nest_lock *lock)
+{
+  if (lite_ompt_on())
+    legacy_ompt(0, lock, __builtin_return_address(0));
+  else
+    legacy_set(lock);
+}
+
+void lite_legacy_nest_lock_unset(struct lite_legacy_nest_lock *lock)
+{
+  if (lite_ompt_on())
+    legacy_ompt(1, lock, __builtin_return_address(0));
+  else
+    legacy_unset(lock);
+}
+
+int lite_legacy_nest_lock_test(struct lite_legacy_nest_lock *lock)
+{
+  if (lite_ompt_on())
+    return legacy_ompt(2, lock, __builtin_return_address(0));
+  return legacy_test(lock);
 }
 
 /* ---------------------------------------------------------------- exported names */

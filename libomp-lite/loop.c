@@ -3,6 +3,7 @@
    layer: the ring entry comes from work.c, the hand-out from sched/. */
 #include "loop_common.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
                                                       struct lite_ws *ws, long *istart,
@@ -48,6 +49,8 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
   struct lite_thread *thr = lite_self();
   struct lite_ws *ws;
   uint64_t count = lite_iter_count_long(start, end, incr);
+  if (lite_ompt_on())
+    lite_ompt_ws_begin(ompt_work_loop, count, req->site);
   bool plain = istart != NULL && reductions == NULL && mem == NULL;
   if (plain && lite_tiny_in_team(thr, req, count)) {
     ws = lite_tiny_begin(thr);
@@ -260,6 +263,10 @@ static __attribute__((noinline, cold)) bool loop_end_profiled(int barrier)
 
 void GOMP_loop_end(void)
 {
+  if (lite_ompt_on()) {
+    lite_ompt_ws_end(ompt_work_loop, 1, __builtin_return_address(0));
+    return;
+  }
   if (lite_prof_on()) {
     loop_end_profiled(1);
     return;
@@ -271,6 +278,10 @@ void GOMP_loop_end(void)
 
 void GOMP_loop_end_nowait(void)
 {
+  if (lite_ompt_on()) {
+    lite_ompt_ws_end(ompt_work_loop, 0, __builtin_return_address(0));
+    return;
+  }
   if (lite_prof_on()) {
     loop_end_profiled(0);
     return;
@@ -280,6 +291,8 @@ void GOMP_loop_end_nowait(void)
 
 bool GOMP_loop_end_cancel(void)
 {
+  if (lite_ompt_on())
+    return lite_ompt_ws_end(ompt_work_loop, 2, __builtin_return_address(0));
   if (lite_prof_on())
     return loop_end_profiled(2);
   struct lite_thread *thr = lite_self();

@@ -3,6 +3,7 @@
    negative number in two's complement). */
 #include "loop_common.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 typedef unsigned long long ull; /* gcc's gomp_ull */
 
@@ -44,6 +45,8 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
   struct lite_thread *thr = lite_self();
   struct lite_ws *ws;
   uint64_t count = lite_iter_count_ull(up, start, end, incr);
+  if (lite_ompt_on())
+    lite_ompt_ws_begin(ompt_work_loop, count, req->site);
   bool plain = istart != NULL && reductions == NULL && mem == NULL;
   if (plain && lite_tiny_in_team(thr, req, count)) {
     ws = lite_tiny_begin(thr);

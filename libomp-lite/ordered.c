@@ -2,6 +2,7 @@
    end of each chunk, in iteration order (sched/iter.c), or at the end of the ordered region of a
    chunk of one iteration. */
 #include "loop_common.h"
+#include "ompt/ompt.h"
 
 void GOMP_ordered_start(void)
 {
@@ -9,7 +10,13 @@ void GOMP_ordered_start(void)
   struct lite_ws *ws = thr->ws;
   if (ws == NULL || !ws->ordered || thr->chunk_hi == thr->chunk_lo)
     return;
+  if (lite_ompt_on())
+    lite_ompt_mutex_acquire(ompt_mutex_ordered, omp_sync_hint_none, ws,
+                            __builtin_return_address(0));
   lite_ordered_wait_turn(ws, thr->chunk_lo);
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_ordered, ws,
+                    __builtin_return_address(0));
 }
 
 /* The turn passes when the member's chunk is done: at its next request for a chunk, or here
@@ -23,4 +30,7 @@ void GOMP_ordered_end(void)
   struct lite_ws *ws = thr->ws;
   if (ws != NULL && ws->ordered && thr->chunk_hi - thr->chunk_lo == 1)
     lite_ordered_pass_turn(thr, ws);
+  if (lite_ompt_on() && ws != NULL && ws->ordered)
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_ordered, ws,
+                    __builtin_return_address(0));
 }

@@ -2,6 +2,7 @@
    (a sections construct is rarely hot, and a monotonic hand-out keeps libgomp's order). */
 #include "loop_common.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 static void setup_sections(struct lite_ws *ws, unsigned count)
 {
@@ -23,6 +24,8 @@ static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem
                                const void *site)
 {
   struct lite_thread *thr = lite_self();
+  if (lite_ompt_on())
+    lite_ompt_ws_begin(ompt_work_sections, count, site);
   bool first;
   struct lite_ws *ws = lite_ws_begin(thr, &first);
   if (first) {
@@ -62,6 +65,10 @@ static __attribute__((noinline, cold)) bool end_profiled(int barrier)
 
 void GOMP_sections_end(void)
 {
+  if (lite_ompt_on()) {
+    lite_ompt_ws_end(ompt_work_sections, 1, __builtin_return_address(0));
+    return;
+  }
   if (lite_prof_on()) {
     end_profiled(1);
     return;
@@ -73,6 +80,10 @@ void GOMP_sections_end(void)
 
 void GOMP_sections_end_nowait(void)
 {
+  if (lite_ompt_on()) {
+    lite_ompt_ws_end(ompt_work_sections, 0, __builtin_return_address(0));
+    return;
+  }
   if (lite_prof_on()) {
     end_profiled(0);
     return;
@@ -82,6 +93,8 @@ void GOMP_sections_end_nowait(void)
 
 bool GOMP_sections_end_cancel(void)
 {
+  if (lite_ompt_on())
+    return lite_ompt_ws_end(ompt_work_sections, 2, __builtin_return_address(0));
   if (lite_prof_on())
     return end_profiled(2);
   struct lite_thread *thr = lite_self();

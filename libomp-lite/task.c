@@ -30,6 +30,7 @@
 #include "internal.h"
 #include "profile/profile.h"
 #include "task_queue.h"
+#include "ompt/ompt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1284,7 +1285,11 @@ static __attribute__((noinline, cold)) void taskwait_profiled(struct lite_thread
 
 void lite_taskwait_from(const void *site, bool descendants)
 {
-  if (lite_prof_on())
+  if (lite_ompt_on()) {
+    lite_ompt_sync(ompt_sync_region_taskwait, ompt_scope_begin, site);
+    taskwait(lite_self(), descendants);
+    lite_ompt_sync(ompt_sync_region_taskwait, ompt_scope_end, site);
+  } else if (lite_prof_on())
     taskwait_profiled(lite_self(), site, descendants);
   else
     taskwait(lite_self(), descendants);
@@ -1339,8 +1344,13 @@ void lite_taskgroup_end_from(const void *site)
     return;
   struct group_wait wait = {g, cur};
   uint64_t start = lite_prof_taskgroup_begin();
+  /* LLVM dispatches the taskgroup's region at its end, around the wait; so do we. */
+  if (lite_ompt_on())
+    lite_ompt_sync(ompt_sync_region_taskgroup, ompt_scope_begin, site);
   if (!group_done(NULL, &wait))
     wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
+  if (lite_ompt_on())
+    lite_ompt_sync(ompt_sync_region_taskgroup, ompt_scope_end, site);
   lite_prof_taskgroup_end(site, start);
   cur->taskgroup = g->prev;
   free(g);

@@ -312,7 +312,7 @@ static void run_member(struct lite_thread *thr, struct lite_pool *pool, unsigned
   else
     lite_join_arrive(pool, slot, gen);
   if (lite_ompt_on())
-    lite_ompt_member_end(thr, &implicit);
+    lite_ompt_member_end(thr, &implicit, team, pool, gen);
   stay_on_call(thr, pool, team, &implicit, gen, slot, id);
 }
 
@@ -776,6 +776,8 @@ void lite_team_join(struct lite_thread *thr)
     lite_tree_join_wait(thr, pool, team->tree, 0, gen);
   else
     lite_join_gather(thr, pool, team->nthreads, gen);
+  if (lite_ompt_on())
+    lite_ompt_join_done(pool, gen);
   lite_team_balance(pool, team->nthreads);
   /* The next region's barriers start past every epoch this one used. Members pass the same
      barriers and worksharing constructs, except when a cancelled region released some of them

@@ -21,10 +21,31 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_parallel_begin] = ompt_set_sometimes,
   [ompt_callback_parallel_end] = ompt_set_sometimes,
   [ompt_callback_implicit_task] = ompt_set_sometimes,
-  /* Barriers only: not taskwait, taskgroup or reduction yet. */
+  /* Barriers, taskwait and taskgroup: not the reduction kind, nor the barriers gcc's combined
+     constructs and single end with (plain GOMP_barrier calls, dispatched as explicit). */
   [ompt_callback_sync_region] = ompt_set_sometimes,
   [ompt_callback_sync_region_wait] = ompt_set_sometimes,
   [ompt_callback_control_tool] = ompt_set_always,
+  /* Loops the runtime starts (gcc: every schedule but static, which gcc splits inline; clang:
+     every loop) and sections; single from clang's entry points only (gcc calls none at the
+     executor's end); not the loop of gcc's combined parallel loops, not taskloop or scope. */
+  [ompt_callback_work] = ompt_set_sometimes,
+  /* clang's master and masked; gcc calls no runtime entry for them. */
+  [ompt_callback_masked] = ompt_set_sometimes,
+  /* Locks and nest locks of both ABIs, critical, ordered; not atomic (gcc's fallback lock). */
+  [ompt_callback_mutex_acquire] = ompt_set_sometimes,
+  [ompt_callback_mutex_acquired] = ompt_set_sometimes,
+  [ompt_callback_mutex_released] = ompt_set_sometimes,
+  [ompt_callback_nest_lock] = ompt_set_always,
+  [ompt_callback_lock_init] = ompt_set_always,
+  [ompt_callback_lock_destroy] = ompt_set_always,
+  /* clang's __kmpc_flush; gcc emits __sync_synchronize for flush and calls nothing. */
+  [ompt_callback_flush] = ompt_set_sometimes,
+  /* Activated and detected cancellation; not the discarded tasks. */
+  [ompt_callback_cancel] = ompt_set_sometimes,
+  /* clang's reductions combined under the lock; gcc combines inline. */
+  [ompt_callback_reduction] = ompt_set_sometimes,
+  [ompt_callback_error] = ompt_set_always,
 };
 
 /* ------------------------------------------------------------------------------ callbacks */

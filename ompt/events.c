@@ -147,7 +147,9 @@ void lite_ompt_join_begin(struct lite_thread *thr)
   if (!lite_ompt_attached())
     return;
   struct lite_team *team = thr->team;
-  thr->ompt_join_codeptr = team->ompt.codeptr;
+  /* The region's return address is the encountering thread's: a worker's implicit barrier has
+     no user code of its own to return to (LLVM passes NULL, which tools expect). */
+  thr->ompt_join_codeptr = thr->id == 0 ? team->ompt.codeptr : NULL;
   thr->ompt_state = ompt_state_wait_barrier_implicit_parallel;
   sync_events(ompt_sync_region_barrier_implicit_parallel, ompt_scope_begin,
               &team->ompt.parallel_data, &thr->task->ompt_data, thr->ompt_join_codeptr);
@@ -172,12 +174,58 @@ static void implicit_end(struct lite_thread *thr, struct lite_task *t, bool join
     task(ompt_scope_end, NULL, &t->ompt_data, 0, thr->id, ompt_task_implicit);
 }
 
-void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit)
+/* Whether the leader has gathered the join of region gen (or a later one). */
+static bool join_gathered(struct lite_pool *pool, uint32_t gen)
 {
+  return (int32_t)(atomic_load_explicit(&pool->ompt_joined, memory_order_acquire) - gen) >= 0;
+}
+
+void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit,
+                          struct lite_team *team, struct lite_pool *pool, uint32_t gen)
+{
+  /* The member is released from the implicit barrier when every member has arrived, which
+     only the leader's gather knows: it waits for that, as a member of a barrier would, before
+     the barrier's end (a tool's happens-before edge from the others' work to this thread's
+     next) and its implicit task's. Meanwhile it runs the tasks other members still make, in
+     its implicit task, as it would on call (team.c stay_on_call), and parks where members on
+     call park: a ready task and lite_ompt_join_done both ring call_word. Waited for even
+     after a finalize (LITE_OMPT_FINALIZED), where the leader still says when the join ends. */
+  struct lite_tasks *q = &team->tasks;
+  struct lite_waiter w;
+  lite_waiter_init(&w);
+  while (!join_gathered(pool, gen)) {
+    if (atomic_load_explicit(&q->ready, memory_order_relaxed) != 0) {
+      thr->team = team;
+      thr->task = implicit;
+      bool ran = lite_tasks_help_region(thr, q, gen);
+      thr->team = NULL;
+      thr->task = NULL;
+      if (ran) {
+        lite_waiter_init(&w);
+        continue;
+      }
+    }
+    if (lite_waiter_poll(&w))
+      continue;
+    uint32_t bell = atomic_load(&pool->call_word);
+    lite_park_begin(&pool->gen_sleepers);
+    if (!join_gathered(pool, gen) && atomic_load(&q->ready) == 0)
+      lite_futex_wait(&pool->call_word, bell);
+    lite_park_end(&pool->gen_sleepers);
+    lite_waiter_init(&w);
+  }
   if (!lite_ompt_attached())
     return;
   implicit_end(thr, implicit, true);
   thr->ompt_state = ompt_state_idle;
+}
+
+void lite_ompt_join_done(struct lite_pool *pool, uint32_t gen)
+{
+  /* Sequentially consistent store, then lite_wake_on_call's read of the sleepers: pairs with
+     lite_park_begin and the re-read above. */
+  atomic_store(&pool->ompt_joined, gen);
+  lite_wake_on_call(pool);
 }
 
 void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, bool joined)

@@ -4,4 +4,5 @@ libomp_lite_internal_la_SOURCES += \
 	ompt/ompt.h \
 	ompt/start.c \
 	ompt/entry.c \
-	ompt/events.c
+	ompt/events.c \
+	ompt/constructs.c

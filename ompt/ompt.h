@@ -16,15 +16,26 @@
    nonzero takes its slow path, which makes the thread state (deciding) and then looks again
    with lite_ompt_attached: so the first region of a program is seen whole by its tool. */
 #define LITE_OMPT_UNDECIDED 2
+/* After the tool's finalize: no events, but the hooks still take their slow paths, so that the
+   leader of a region running across ompt_finalize_tool still tells its members the join is
+   over (lite_ompt_join_done), as they wait for that whenever they saw a tool at their join. */
+#define LITE_OMPT_FINALIZED 3
 /* Relaxed atomic loads: start.c decides the value once, at the first thread state, while other
    root threads may already be at an entry point (they take the slow path until they see it). */
-static inline bool lite_ompt_on(void)
+static inline unsigned char lite_ompt_state(void)
 {
-  return lite_unlikely(__atomic_load_n(&lite_env.ompt, __ATOMIC_RELAXED) != 0);
+  return __atomic_load_n(&lite_env.ompt, __ATOMIC_RELAXED);
 }
-static inline bool lite_ompt_attached(void)
+static inline bool lite_ompt_on(void) { return lite_unlikely(lite_ompt_state() != 0); }
+static inline bool lite_ompt_attached(void) { return lite_ompt_state() == 1; }
+/* For a hook whose entry point may be the program's first OpenMP call (omp_init_lock, before
+   any region): makes the thread state, which decides, and then says whether a tool is attached;
+   the tool's initialize then comes before the first event it could see. */
+static inline bool lite_ompt_ready(void)
 {
-  return __atomic_load_n(&lite_env.ompt, __ATOMIC_RELAXED) == 1;
+  if (lite_unlikely(lite_ompt_state() == LITE_OMPT_UNDECIDED))
+    (void)lite_self();
+  return lite_ompt_attached();
 }
 
 /* start.c: finds and starts a tool, once, at the first thread state the runtime makes (so before
@@ -63,9 +74,13 @@ void lite_ompt_invoke(struct lite_thread *thr, void (*fn)(void *), void *data);
 void lite_ompt_join_begin(struct lite_thread *thr);
 /* A worker's share of a region: implicit-task-begin, the body, the join's beginning. */
 void lite_ompt_member_run(struct lite_thread *thr, void (*fn)(void *), void *data);
-/* A worker has arrived at the join (its implicit task is the one given): barrier end, then
-   implicit-task-end, with no parallel data (the region may be over). */
-void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit);
+/* A worker has arrived at the join of team's region gen of pool (its implicit task is the one given):
+   once the leader has gathered every member (its release), barrier end, then implicit-task-end,
+   with no parallel data (the region is over). */
+void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit,
+                          struct lite_team *team, struct lite_pool *pool, uint32_t gen);
+/* The leader has gathered the join of region gen: its members' barriers end. */
+void lite_ompt_join_done(struct lite_pool *pool, uint32_t gen);
 /* The encountering thread left team (its state is the enclosing one again): barrier end (if
    the team had a join), implicit-task-end, parallel-end. */
 void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, bool joined);
@@ -75,6 +90,36 @@ void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, boo
 void lite_ompt_barrier(struct lite_thread *thr, ompt_sync_region_t kind, const void *codeptr);
 bool lite_ompt_barrier_cancel(struct lite_thread *thr, ompt_sync_region_t kind,
                               const void *codeptr);
+
+/* constructs.c: the constructs inside a region, each with the user's return address. */
+void lite_ompt_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, uint64_t count,
+                    const void *codeptr);
+/* A loop or sections construct: begin (remembered), end (only after a begin), the member's
+   share handed back (lite_loop_finish) and the barrier (0 none, 1 plain, 2 cancellable). */
+void lite_ompt_ws_begin(ompt_work_t kind, uint64_t count, const void *codeptr);
+bool lite_ompt_ws_end(ompt_work_t kind, int barrier, const void *codeptr);
+/* The work's end alone (a static loop of clang's, whose barrier is a call of its own). */
+void lite_ompt_ws_close(ompt_work_t kind, const void *codeptr);
+void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr);
+/* taskwait, taskgroup: the sync region and its wait, begin or end. */
+void lite_ompt_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, const void *codeptr);
+void lite_ompt_reduction(ompt_scope_endpoint_t endpoint, const void *codeptr);
+void lite_ompt_mutex_acquire(ompt_mutex_t kind, unsigned hint, const void *wait_id,
+                             const void *codeptr);
+/* event: ompt_callback_mutex_acquired, _mutex_released or _lock_destroy. */
+void lite_ompt_mutex(ompt_callbacks_t event, ompt_mutex_t kind, const void *wait_id,
+                     const void *codeptr);
+/* A test that did not get the mutex. */
+void lite_ompt_mutex_abandon(void);
+void lite_ompt_lock_init(ompt_mutex_t kind, unsigned hint, const void *wait_id,
+                         const void *codeptr);
+void lite_ompt_nest_lock(ompt_scope_endpoint_t endpoint, const void *wait_id, const void *codeptr);
+/* acquire, lite_mutex_lock(word), acquired. */
+void lite_ompt_mutex_lock(ompt_mutex_t kind, _Atomic uint32_t *word, unsigned hint,
+                          const void *codeptr);
+void lite_ompt_flush(const void *codeptr);
+void lite_ompt_cancel(int flags, const void *codeptr);
+void lite_ompt_error(bool fatal, const char *message, size_t length, const void *codeptr);
 
 /* omp_control_tool's work. */
 int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr);

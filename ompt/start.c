@@ -199,7 +199,7 @@ void lite_ompt_finalize(void)
 {
   if (tool == NULL || atomic_exchange(&finalized, true))
     return;
-  __atomic_store_n(&lite_env.ompt, false, __ATOMIC_RELAXED);
+  __atomic_store_n(&lite_env.ompt, LITE_OMPT_FINALIZED, __ATOMIC_RELAXED);
   if (tool->finalize != NULL)
     tool->finalize(&tool->tool_data);
   memset(lite_ompt_callbacks, 0, sizeof lite_ompt_callbacks);
