@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 double bench_now(void)
@@ -16,6 +17,23 @@ double bench_now(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void bench_usage_now(struct bench_usage *u)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  u->wall = bench_now();
+  u->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+  u->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+void bench_usage_print(const char *name, const struct bench_usage *start)
+{
+  struct bench_usage end;
+  bench_usage_now(&end);
+  printf("construct %s cpu %.4f %.4f %.4f\n", name, end.wall - start->wall,
+         end.user - start->user, end.sys - start->sys);
 }
 
 static int cmp_double(const void *a, const void *b)

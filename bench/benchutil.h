@@ -8,6 +8,17 @@
 /* seconds on CLOCK_MONOTONIC: our own clock, so every runtime is timed the same way */
 double bench_now(void);
 
+/* The process's CPU time (user and system, all its threads, from getrusage) beside the wall
+   clock, to tell how many CPUs a runtime keeps busy over the samples of one row: the whole
+   process's rusage (run-bench's `cpu` lines) is mostly its single-threaded start-up in a short
+   run (0.06 s processes read 0.5 CPUs busy at 2 threads under every runtime). */
+struct bench_usage {
+  double wall, user, sys;
+};
+void bench_usage_now(struct bench_usage *u);
+/* prints "construct NAME cpu WALL_S USER_S SYS_S" for the window since start */
+void bench_usage_print(const char *name, const struct bench_usage *start);
+
 /* median of n values (n >= 1); the array is left unchanged */
 double bench_median(const double *v, int n);
 

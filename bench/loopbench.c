@@ -548,12 +548,15 @@ static int run_row(const struct row *r, int samples, double target_s)
     ref_delay_count = iters;
     /* each sample pairs a test with the reference run just before it: the machine's speed
        drifts between seconds far more than between neighbouring milliseconds */
+    struct bench_usage usage;
+    bench_usage_now(&usage);
     for (int s = 0; s < samples; s++) {
       ref_t[s] = timed(ref_delays, r, reps, &err);
       test_t[s] = timed(r->test, r, reps, &err);
       if (err)
         return 1;
     }
+    bench_usage_print(r->name, &usage);
     printf("# construct %s unit ns/it reps %ld iterations %ld P %d reference_us %.3f\n", r->name,
            reps, row_iters(r), ref_threads, bench_median(ref_t, samples) * 1e6);
     for (int s = 0; s < samples; s++)
@@ -569,11 +572,14 @@ static int run_row(const struct row *r, int samples, double target_s)
       if (err)
         return 1;
     }
+    struct bench_usage usage;
+    bench_usage_now(&usage);
     for (int s = 0; s < samples; s++) {
       test_t[s] = timed(r->test, r, reps, &err);
       if (err)
         return 1;
     }
+    bench_usage_print(r->name, &usage);
     printf("# construct %s unit %s reps %ld\n", r->name, unit_of(r->kind), reps);
     if (r->test == test_imbal) {
       /* for reading the table: the triangular work alone, serially and ideally split */

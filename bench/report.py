@@ -9,12 +9,14 @@ of the page (and nothing else) with: the headline chart, one chart per table, wh
 the samples were taken (date, CPU model, CPUs, the cache-line round trip of bench/floor, the
 commit, the options), then the tables: per row and runtime the median and the interquartile
 range (q1..q3) of every sample, the ratios of the medians lite/libgomp and lite/LLVM, and
-CPU/wall per runtime: the CPU time (user + system, all threads) of the row's processes over
-their wall time, i.e. the CPUs they kept busy on average. A runtime that wins wall time by
+CPU/wall per runtime: the CPU time (user + system, all threads) over the wall time of the
+window of the row's samples, i.e. the CPUs the runtime kept busy on average. A runtime that wins wall time by
 spinning shows there.
 
 The raw format is run-bench's (see its header lines): `config runtime row round value` per
-sample, `config runtime cpu round row wall_s user_s sys_s` per process, `config runtime away
+sample, `config runtime cpu round row wall_s user_s sys_s` per process (and `cpuwin`, the same
+over the window of the row's samples alone, which the tables use when present: a short process
+is mostly its single-threaded start-up), `config runtime away
 round row percent`, `config runtime serial round fib us`, `config runtime checksum round sum
 energy`, and `#` lines (date, options, runtimes, units, families, machine, commit, floor).
 Raw files written before the CPU, machine and family lines existed still work: what they lack
@@ -90,6 +92,7 @@ class Raw:
         self.configs = []           # in the order they ran
         self.samples = {}           # (config, row, runtime) -> [values]
         self.cpu = {}               # (config, row, runtime) -> [wall, cpu] summed
+        self.cpuwin = {}            # the same over the samples alone (cpuwin lines), preferred
         self.away = {}              # (config, row, runtime) -> [percent]
         self.serial = {}            # (config, runtime) -> [fib us]
         self.checksums = {}         # config -> {runtime: set of sums}
@@ -118,6 +121,10 @@ def parse_raw(path):
                 raw.away.setdefault((cfg, w[4], rt), []).append(float(w[5]))
             elif kind == "serial" and len(w) >= 6:
                 raw.serial.setdefault((cfg, rt), []).append(float(w[5]))
+            elif kind == "cpuwin" and len(w) >= 8:
+                acc = raw.cpuwin.setdefault((cfg, w[4], rt), [0.0, 0.0])
+                acc[0] += float(w[5])
+                acc[1] += float(w[6]) + float(w[7])
             elif kind == "cpu" and len(w) >= 8:
                 acc = raw.cpu.setdefault((cfg, w[4], rt), [0.0, 0.0])
                 acc[0] += float(w[5])
@@ -293,7 +300,8 @@ class Table:
                 v = raw.samples.get((cfg, row, rt))
                 self.stat[row, rt] = Stat(v) if v else None
                 # heapchurn-sys is measured in the heapchurn runs
-                c = raw.cpu.get((cfg, "heapchurn" if row == "heapchurn-sys" else row, rt))
+                key = (cfg, "heapchurn" if row == "heapchurn-sys" else row, rt)
+                c = raw.cpuwin.get(key) or raw.cpu.get(key)
                 self.cpu[row, rt] = c[1] / c[0] if c and c[0] > 0 else None
 
 
@@ -499,11 +507,12 @@ def section(raw, tables, charts_rel, headline, raw_name):
     out += ["",
             "Each cell: the median of every sample of every run, with the interquartile range "
             "(q1..q3); lower is faster. Ratios are ratios of the medians: below 1, libomp-lite "
-            "is faster. **CPU/wall**: the CPU time (user + system, all threads) of a row's "
-            "processes over their wall time, summed over the runs: the CPUs they kept busy on "
-            "average, the whole process (calibration and references included), so a runtime "
+            "is faster. **CPU/wall**: the CPU time (user + system, all threads) over the wall "
+            "time of the window in which a row's samples were taken (references included), "
+            "summed over the runs: the CPUs the runtime kept busy on average, so a runtime "
             "that waits by spinning reads near the thread count (at most the CPUs), one that "
-            "sleeps lower.", ""]
+            "sleeps lower (raw files without those windows: the whole processes, start-up "
+            "included).", ""]
     for t in tables:
         out += ["### %s" % t.title, "", markdown_table(raw, t), ""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -237,6 +237,8 @@ int main(int argc, char **argv)
 
   for (int r = 0; r < nregions / 10 + 1; r++) /* warm-up: caches filled, team started */
     region();
+  struct bench_usage usage;
+  bench_usage_now(&usage);
   for (int s = 0; s < samples; s++) {
     moves = 0;
     double t0 = bench_now();
@@ -247,6 +249,7 @@ int main(int argc, char **argv)
     printf("# moves %ld of %ld thread-regions\n", moves, nregions * nthreads);
     fflush(stdout);
   }
+  bench_usage_print(row, &usage);
   int status = check();
   free(a);
   free(b);

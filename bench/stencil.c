@@ -225,6 +225,8 @@ int main(int argc, char **argv)
   for (int k = 0; k < 10; k++)
     step(&model, k);
 
+  struct bench_usage usage;
+  bench_usage_now(&usage);
   for (int s = 0; s < samples; s++) {
     model_reset(&model);
     double energy = 0;
@@ -240,5 +242,6 @@ int main(int argc, char **argv)
     printf("stencil checksum %016llx energy %.12e\n", (unsigned long long)checksum(&model), energy);
     fflush(stdout);
   }
+  bench_usage_print("stencil", &usage);
   return 0;
 }

@@ -386,12 +386,15 @@ static int run_construct(const struct construct *c, int samples, double target_s
     reps = round_reps(c, reps * 2);
   }
 
+  struct bench_usage usage;
+  bench_usage_now(&usage);
   for (int s = 0; s < samples; s++) {
     ref_t[s] = timed(c->ref, reps, &err);
     test_t[s] = timed(c->test, reps, &err);
     if (err)
       return 1;
   }
+  bench_usage_print(c->name, &usage);
   double ref = bench_median(ref_t, samples);
   printf("# construct %s reps %ld reference_us %.3f\n", c->name, reps, ref * 1e6);
   for (int s = 0; s < samples; s++)

@@ -1000,11 +1000,14 @@ static int run_row(const struct row *r, int samples, double target_s)
   }
 
   ran_total = ran_away = 0;
+  struct bench_usage usage;
+  bench_usage_now(&usage);
   for (int s = 0; s < samples; s++) {
     test_t[s] = timed(r->test, reps, &err);
     if (err)
       return 1;
   }
+  bench_usage_print(r->name, &usage);
   printf("# construct %s unit %s reps %ld operations %ld\n", r->name, r->unit, reps, r->ops(reps));
   if (r->test == test_fib) {
     /* for reading the table: the tasks of one fib, and the same fib without tasks */

@@ -25,7 +25,7 @@
    program has freed a 32 MiB block: blocks up to 32 MiB come from the heap, and up to 64 MiB
    of free memory at the heap's top stays with the process. heapchurn then makes ~0 brk calls a
    step and faults no pages after the first; the price is resident memory: up to 64 MiB of freed
-   memory per arena is kept rather than returned (docs/benchmarks.md, "The heap churn").
+   memory per arena is kept rather than returned (docs/history/benchmarks-2026.md, "The heap churn").
 
    What the user set wins. Nothing is set when any of glibc's variables for these settings is in
    the environment (MALLOC_TRIM_THRESHOLD_, MALLOC_MMAP_THRESHOLD_, MALLOC_TOP_PAD_,
