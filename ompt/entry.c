@@ -32,7 +32,9 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_work] = ompt_set_sometimes,
   /* clang's master and masked; gcc calls no runtime entry for them. */
   [ompt_callback_masked] = ompt_set_sometimes,
-  /* Locks and nest locks of both ABIs, critical, ordered; not atomic (gcc's fallback lock). */
+  /* Locks and nest locks of both ABIs, critical, ordered, and gcc's atomic fallback lock
+     (GOMP_atomic_start: atomic updates and reductions it combines under it); not the atomics
+     compiled to instructions, which the runtime does not see. */
   [ompt_callback_mutex_acquire] = ompt_set_sometimes,
   [ompt_callback_mutex_acquired] = ompt_set_sometimes,
   [ompt_callback_mutex_released] = ompt_set_sometimes,
