@@ -145,6 +145,7 @@ static ompt_start_tool_result_t *from_libraries(const char *libs, bool secure)
 {
   if (libs == NULL || *libs == '\0') {
     say("No OMP_TOOL_LIBRARIES defined.\n");
+    say("...searching tool libraries failed.\n");
     return NULL;
   }
   if (secure) {
