@@ -1,5 +1,6 @@
 /* critical and atomic: gcc calls these around a critical region (unnamed or named) and around
-   an atomic update it cannot do with one instruction. All three are the futex mutex of lock.c. */
+   an atomic update it cannot do with one instruction (or a reduction's combination). All three
+   are the futex mutex of lock.c. */
 #include "internal.h"
 #include "profile/profile.h"
 #include "ompt/ompt.h"
@@ -65,6 +66,22 @@ void GOMP_critical_name_end(void **pptr)
                     __builtin_return_address(0));
 }
 
-void GOMP_atomic_start(void) { lite_mutex_lock(&atomic_fallback.word); }
+/* With a tool, the mutex events of kind atomic: gcc takes this lock to combine reductions of
+   more than one variable, and a race detector (Archer) that does not see it reports each
+   combination as a race. */
+void GOMP_atomic_start(void)
+{
+  if (lite_ompt_on())
+    lite_ompt_mutex_lock(ompt_mutex_atomic, &atomic_fallback.word, omp_sync_hint_none,
+                         __builtin_return_address(0));
+  else
+    lite_mutex_lock(&atomic_fallback.word);
+}
 
-void GOMP_atomic_end(void) { lite_mutex_unlock(&atomic_fallback.word); }
+void GOMP_atomic_end(void)
+{
+  lite_mutex_unlock(&atomic_fallback.word);
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_atomic, &atomic_fallback.word,
+                    __builtin_return_address(0));
+}

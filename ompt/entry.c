@@ -32,7 +32,9 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_work] = ompt_set_sometimes,
   /* clang's master and masked; gcc calls no runtime entry for them. */
   [ompt_callback_masked] = ompt_set_sometimes,
-  /* Locks and nest locks of both ABIs, critical, ordered; not atomic (gcc's fallback lock). */
+  /* Locks and nest locks of both ABIs, critical, ordered, and gcc's atomic fallback lock
+     (GOMP_atomic_start: atomic updates and reductions it combines under it); not the atomics
+     compiled to instructions, which the runtime does not see. */
   [ompt_callback_mutex_acquire] = ompt_set_sometimes,
   [ompt_callback_mutex_acquired] = ompt_set_sometimes,
   [ompt_callback_mutex_released] = ompt_set_sometimes,
@@ -76,15 +78,19 @@ static int get_callback(ompt_callbacks_t event, ompt_callback_t *callback)
 
 /* ------------------------------------------------------------------------------ threads */
 
+/* With no tool attached (its initialize returned 0, or it was finalized) the thread and task
+   entry points answer "not available", as LLVM's do: nothing of that state is kept then. */
 static ompt_data_t *get_thread_data(void)
 {
   struct lite_thread *thr = lite_self_tls;
-  return thr != NULL ? &thr->ompt_data : NULL;
+  return thr != NULL && lite_ompt_on() ? &thr->ompt_data : NULL;
 }
 
 static int get_state(ompt_wait_id_t *wait_id)
 {
   struct lite_thread *thr = lite_self_tls;
+  if (!lite_ompt_on())
+    return ompt_state_work_serial;
   if (thr == NULL)
     return ompt_state_undefined;
   if (wait_id != NULL)
@@ -117,7 +123,7 @@ static struct lite_thread *initial_thread_of(struct lite_team *team)
 static int get_parallel_info(int level, ompt_data_t **parallel_data, int *team_size)
 {
   struct lite_thread *thr = lite_self_tls;
-  if (thr == NULL || level < 0)
+  if (thr == NULL || level < 0 || !lite_ompt_on())
     return 0;
   struct lite_team *team = thr->team;
   struct lite_thread *root = thr->is_worker ? NULL : thr;
@@ -186,7 +192,7 @@ static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_fr
 {
   struct lite_thread *thr = lite_self_tls;
   struct task_at at;
-  if (thr == NULL || level < 0 || !find_task(thr, level, &at))
+  if (thr == NULL || level < 0 || !lite_ompt_on() || !find_task(thr, level, &at))
     return 0;
   struct lite_task *t = at.task;
   bool initial = t->implicit && at.team == NULL;
@@ -255,7 +261,11 @@ static int get_partition_place_nums(int size, int *place_nums)
   return (int)part.len;
 }
 
-static int get_proc_id(void) { return lite_os_cpu(); }
+/* -1 (unavailable) on a thread the runtime does not know, or with no tool attached. */
+static int get_proc_id(void)
+{
+  return lite_ompt_on() && lite_self_tls != NULL ? lite_os_cpu() : -1;
+}
 
 /* ------------------------------------------------------------------------------ enumerations */
 

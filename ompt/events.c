@@ -57,8 +57,13 @@ void lite_ompt_thread_end(struct lite_thread *thr)
   thr->ompt_began = false;
   if (!thr->is_worker) {
     ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
+    /* OpenMP 5.1 gives a NULL parallel_data at an initial task's end; LLVM's libomp passes
+       the implicit parallel region's, and tools written against it read it there: Archer
+       (libarcher.so, LLVM 14) frees what it put in it at the begin, and died on NULL at every
+       exit. The same region's data as at the begin, then. */
     if (HAVE(task))
-      task(ompt_scope_end, NULL, &thr->root_task.ompt_data, 0, 1, ompt_task_initial);
+      task(ompt_scope_end, &thr->ompt_initial_parallel, &thr->root_task.ompt_data, 0, 1,
+           ompt_task_initial);
   }
   ompt_callback_thread_end_t end = LITE_OMPT_CB(ompt_callback_thread_end);
   if (HAVE(end))

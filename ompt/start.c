@@ -3,9 +3,9 @@
    At the runtime's first thread state (lite_ompt_start_once, from team.c), tool-var
    (OMP_TOOL) permitting:
    1. ompt_start_tool as the process already has it: a tool linked into the program or
-      preloaded, found with dlsym(RTLD_DEFAULT). libomp-lite defines none, so that is never
-      ours. (LLVM's libomp, loaded beside us by a clang-built program, has a weak one that
-      passes the call on to the next definition, RTLD_NEXT from it: calling it is right.)
+      preloaded, found with dlsym(RTLD_DEFAULT). That may be libomp-lite's own weak one (below)
+      or LLVM's (libomp, loaded beside us by a clang-built program, has the same): both pass
+      the call on to the next definition, RTLD_NEXT from them, so calling them is right.
    2. Else each library in tool-libraries-var (OMP_TOOL_LIBRARIES, colon-separated), dlopen'ed
       in turn: the first whose ompt_start_tool returns non-NULL is the tool. The others stay
       loaded, as dlclose of a library that may have started threads or registered handlers is
@@ -88,6 +88,20 @@ static ompt_start_tool_result_t *call_start(start_tool_fn start)
   return start(LITE_OMPT_OMP_VERSION, "libomp-lite " PACKAGE_VERSION);
 }
 
+/* Why libomp-lite defines an ompt_start_tool at all: a program's own definition is reached by
+   dlsym only if the linker put it in the program's dynamic symbol table, and ld does that for
+   an executable only when a shared library it links against references or defines the name.
+   This weak definition (exported at VERSION, libgomp.map, as LLVM's libomp exports its own) is
+   that library for a program linked against libomp-lite (gcc -fopenmp -L .../omp-lite, or
+   -lomp-lite): its tool then starts with no -rdynamic. When it is the one found, no tool is
+   linked in: it asks the objects loaded after libomp-lite (a tool preloaded after it). */
+__attribute__((weak, visibility("default"))) ompt_start_tool_result_t *
+ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+  start_tool_fn next = (start_tool_fn)dlsym(RTLD_NEXT, "ompt_start_tool");
+  return next != NULL ? next(omp_version, runtime_version) : NULL;
+}
+
 static ompt_start_tool_result_t *from_process(void)
 {
   say("Search for OMP tool in current address space... ");
@@ -131,6 +145,7 @@ static ompt_start_tool_result_t *from_libraries(const char *libs, bool secure)
 {
   if (libs == NULL || *libs == '\0') {
     say("No OMP_TOOL_LIBRARIES defined.\n");
+    say("...searching tool libraries failed.\n");
     return NULL;
   }
   if (secure) {

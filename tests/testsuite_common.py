@@ -143,18 +143,21 @@ def run_program(argv, cwd, env, timeout):
     return code, why, output
 
 
-def preload_problem(test_id, binary, cwd, base_env, lite, timeout):
-    """Why LD_PRELOAD=lite does not put libomp-lite in charge of a test's program, or None when
+def preload_problem(test_id, binary, cwd, base_env, lite, timeout, route=None):
+    """Why LD_PRELOAD=lite (or the variables in route, another way in: LD_LIBRARY_PATH naming
+    the drop-in directory) does not put libomp-lite in charge of a test's program, or None when
     it does: OMP_DISPLAY_ENV must show libomp-lite's LIBOMP_LITE_VERSION line. Checked once, on
     a real test, so that a broken preload is not taken for libomp-lite passing everything."""
-    env = dict(base_env, OMP_DISPLAY_ENV="true", LD_PRELOAD=lite, OMP_NUM_THREADS="1")
+    route = route or {"LD_PRELOAD": lite}
+    env = dict(base_env, OMP_DISPLAY_ENV="true", OMP_NUM_THREADS="1", **route)
     shown = subprocess.run([binary], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=timeout).stdout
     if b"LIBOMP_LITE_VERSION" in shown:
         return None
-    return ("LD_PRELOAD=%s did not put libomp-lite in charge (no LIBOMP_LITE_VERSION in "
-            "OMP_DISPLAY_ENV output of %s)" % (lite, test_id))
+    return ("%s did not put libomp-lite in charge (no LIBOMP_LITE_VERSION in "
+            "OMP_DISPLAY_ENV output of %s)"
+            % (" ".join("%s=%s" % kv for kv in sorted(route.items())), test_id))
 
 
 # ---- Known failures --------------------------------------------------------------------------
@@ -185,6 +188,22 @@ def read_known(path):
             last = parts[0]
             known[last] = (parts[1], parts[2])
     return known
+
+
+def read_known_entries(path):
+    """known-failures.txt as text: (the comment block it starts with, {TEST: its line and the
+    indented lines that continue it, as written}), for writing the list out again."""
+    header, entries, last = [], {}, None
+    with open(path) as f:
+        for line in f:
+            if last is None and line.startswith("#"):
+                header.append(line)
+            elif line.strip() and line[0].isspace() and last:
+                entries[last] += line
+            elif line.split("#", 1)[0].strip():
+                last = line.split("|", 1)[0].strip()
+                entries[last] = line
+    return "".join(header), entries
 
 
 # ---- Report ----------------------------------------------------------------------------------

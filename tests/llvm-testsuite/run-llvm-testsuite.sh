@@ -3,7 +3,7 @@
 # here). Fetches the testsuite (cached), then runs run-testsuite.py on the built libomp-lite.
 #
 # usage: run-llvm-testsuite.sh --builddir DIR [run-testsuite.py options...] (--compiler clang:
-#        the tests built by clang 14 and judged against LLVM's libomp)
+#        the tests built by clang 14 and judged against LLVM's libomp; --ompt: the OMPT tests)
 # Environment: OMPLITE_LLVM_TESTSUITE  an existing openmp/runtime/test directory (nothing fetched)
 #              OMPLITE_CACHE_DIR       where the fetched testsuite is cached
 #              OMPLITE_SUITE_TIMEOUT   seconds per program run (default 60)
@@ -26,6 +26,13 @@ filecheck=/usr/lib/llvm-14/bin/FileCheck
 [ -x "$filecheck" ] || {
     echo "run-llvm-testsuite.sh: $filecheck is needed (apt-get install llvm-14-tools)"; exit 99; }
 # --compiler clang builds the tests with clang 14 and links them to LLVM's libomp.
+# --ompt judges the OMPT tests against LLVM's libomp, whatever builds them.
+case " $* " in
+    *" --ompt "*)
+        [ -e /usr/lib/llvm-14/lib/libomp.so.5 ] || {
+            echo "run-llvm-testsuite.sh: the OMPT tests are judged against LLVM's libomp" \
+                 "(apt-get install libomp-14-dev)"; exit 77; } ;;
+esac
 case " $* " in
     *" --compiler clang "*)
         command -v clang-14 > /dev/null && [ -e /usr/lib/llvm-14/lib/libomp.so ] || {

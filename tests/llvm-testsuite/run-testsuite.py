@@ -24,6 +24,7 @@ libgomp and fail on libomp-lite without being known failures. The exit status is
 """
 
 import argparse
+import glob
 import os
 import re
 import shlex
@@ -37,7 +38,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from testsuite_common import (RUNTIMES, bool_expr, build, clean_environment,  # noqa: E402
                               compile_all, give_up, in_parallel, not_implemented, preload_problem,
-                              print_now_passing, read_known, run_program, verdict)
+                              print_now_passing, read_known, read_known_entries, run_program,
+                              verdict)
 
 # None: the runtime's own default (the CPUs this process may use); 1: teams of one take their
 # own paths; 4: more threads than a small machine has cores, so members get preempted mid-loop.
@@ -46,9 +48,17 @@ THREAD_COUNTS = (None, 1, 4)
 REFERENCE = "libgomp"
 # The second field of a known-failures.txt line for a test that differs from libgomp by design.
 BY_DESIGN = "by design"
+# ... and for one that waits on a piece being built elsewhere (another branch: the WHY names it),
+# accepted whatever the output, like BY_DESIGN, until that piece lands and the list is written
+# again (--known-out).
+PENDING = "pending"
+# The OMPT tests (--ompt) are judged against LLVM's libomp, the one runtime here with OMPT.
+OMPT_DIR = "ompt/"
 # lit's own library flags for this suite: -lm, and -latomic, which lit's CMake adds when the
 # compiler's atomics need libatomic, as gcc's do (libgcc does not provide __atomic_load_1).
 LIBS = "-lm -latomic"
+# LLVM's runtime, the judge of the OMPT tests (package libomp-14-dev).
+LLVM_LIBOMP = "/usr/lib/llvm-14/lib/libomp.so.5"
 
 
 # ---- Directives ------------------------------------------------------------------------------
@@ -85,11 +95,8 @@ def machine_features(compiler, ompt=False):
     adds on Linux: linux, affinity (the runtimes bind threads to places there) and multicpu
     (more than one CPU). The suite also writes `gnu` for the GNU compiler, which lit never
     defines; it is added for gcc so that those tests are left out as their authors meant.
-    ompt (the tool interface, openmp/runtime/test/ompt) with --ompt, for clang only: its binaries link
-    LLVM's libomp, whose weak ompt_start_tool makes the linker export the test's own, and
-    clang has omp-tools.h; a gcc-built test linked against stock libgomp exports no
-    ompt_start_tool (libgomp has no OMPT), so no runtime could find its tool. Not here: hwloc
-    (a build option of LLVM's libomp), other systems and compilers."""
+    ompt (the tool interface, openmp/runtime/test/ompt) with --ompt. Not here: hwloc (a build
+    option of LLVM's libomp), other systems and compilers."""
     program = "gcc" if compiler == "gcc" else "clang-14"
     version = subprocess.run([program, "-dumpversion"], stdout=subprocess.PIPE,
                              text=True).stdout.strip() or ("12" if compiler == "gcc" else "14")
@@ -100,7 +107,7 @@ def machine_features(compiler, ompt=False):
     features = {compiler, "linux", "affinity"}
     if compiler == "gcc":
         features.add("gnu")
-    elif ompt:
+    if ompt:
         features.add("ompt")
     features |= {compiler + "-" + ".".join(parts[:n]) for n in range(1, len(parts) + 1)}
     if (os.cpu_count() or 1) > 1:
@@ -142,8 +149,9 @@ COMPILE_START = re.compile(r"%libomp-(cxx-compile-c|cxx-compile|c99-compile|comp
 class Tools:
     """The programs and flags the substitutions name."""
 
-    def __init__(self, root, filecheck, lite, compiler, workdir):
-        self.root, self.filecheck, self.lite = root, filecheck, lite
+    def __init__(self, root, filecheck, lite, compiler, workdir, ompt=False):
+        self.root, self.filecheck, self.lite, self.ompt = root, filecheck, lite, ompt
+        self.gcc_ompt = ompt and compiler == "gcc"
         # The drop-in directory (libomp.so.5 and libgomp.so.1 naming libomp-lite) beside .libs.
         self.dropin = os.path.join(os.path.dirname(os.path.dirname(lite)), "omp-lite")
         # The OMPT tests' callback.h includes "../../src/kmp_platform.h" (LLVM's runtime sources,
@@ -156,11 +164,33 @@ class Tools:
             f.write("/* run-testsuite.py: what callback.h reads of LLVM's kmp_platform.h */\n"
                     "#define KMP_ARCH_X86_64 %d\n#define KMP_ARCH_AARCH64 %d\n"
                     % (os.uname().machine == "x86_64", os.uname().machine == "aarch64"))
+        self.libs = LIBS
+        if self.gcc_ompt:
+            self.prepare_gcc_ompt(workdir)
         self.not_tool = os.path.join(os.path.dirname(filecheck), "not")
         # gcc's own omp.h is the one that matches libgomp and libomp-lite; clang's (LLVM's, in
         # clang's resource directory) the one that matches LLVM's libomp, whose ABI the clang
         # build calls.
         self.cc, self.cxx = ("gcc", "g++") if compiler == "gcc" else ("clang-14", "clang++-14")
+
+    def prepare_gcc_ompt(self, workdir):
+        """What a gcc user of OMPT does, for the gcc-built OMPT tests. gcc has no omp-tools.h:
+        LLVM's (libomp-14-dev, in clang's resource directory, among clang's own stddef.h and
+        omp.h that gcc must not see) is reached through a directory holding only it, the shim.
+        The tests link libomp-lite (-L the drop-in directory, whose libgomp.so names it), whose
+        weak ompt_start_tool makes ld export the test's own (ompt/start.c); the binary then
+        needs libomp-lite.so.0, its soname. The judge, LLVM's libomp, answers to that name from
+        a directory of its own (it has libgomp's GOMP_* entry points and version nodes)."""
+        found = sorted(glob.glob("/usr/lib/llvm-14/lib/clang/*/include/omp-tools.h"))
+        header = os.path.join(self.shim, "include", "ompt", "omp-tools.h")
+        if found and not os.path.lexists(header):
+            os.symlink(found[-1], header)
+        self.libs = "-L %s %s" % (shlex.quote(self.dropin), LIBS)
+        self.llvm_dir = os.path.join(workdir, "llvm-libomp")
+        os.makedirs(self.llvm_dir, exist_ok=True)
+        alias = os.path.join(self.llvm_dir, "libomp-lite.so.0")
+        if not os.path.lexists(alias):
+            os.symlink(LLVM_LIBOMP, alias)
 
     def substitute(self, text, test, binary, runtime=None):
         """lit.cfg's substitutions, then lit's own, one pass each in lit's order, which puts
@@ -168,8 +198,10 @@ class Tools:
         starts the program on the given runtime."""
         q = shlex.quote
         program = q(binary)
-        ompt = test.id.startswith("ompt/")
-        if runtime == "lite" and ompt:
+        ompt = test.id.startswith(OMPT_DIR)
+        if runtime == "libgomp" and ompt and self.gcc_ompt:
+            program = "env LD_LIBRARY_PATH=%s %s" % (q(self.llvm_dir), program)
+        elif runtime == "lite" and ompt:
             # Preloaded beside LLVM's libomp, both runtimes would start the tool (LLVM's at its
             # load): the drop-in directory replaces libomp.so.5 instead, as README says to.
             program = "env LD_LIBRARY_PATH=%s %s" % (q(self.dropin), program)
@@ -177,10 +209,10 @@ class Tools:
             program = "env LD_PRELOAD=%s %s" % (q(self.lite), program)
         subs = [
             ("%libomp-cxx-compile-c",
-             "%clangXX %openmp_flags %flags -std=c++14 -x c++ %s -o %t " + LIBS),
-            ("%libomp-cxx-compile", "%clangXX %openmp_flags %flags -std=c++14 %s -o %t " + LIBS),
-            ("%libomp-compile", "%clang %openmp_flags %flags %s -o %t " + LIBS),
-            ("%libomp-c99-compile", "%clang %openmp_flags %flags -std=c99 %s -o %t " + LIBS),
+             "%clangXX %openmp_flags %flags -std=c++14 -x c++ %s -o %t " + self.libs),
+            ("%libomp-cxx-compile", "%clangXX %openmp_flags %flags -std=c++14 %s -o %t " + self.libs),
+            ("%libomp-compile", "%clang %openmp_flags %flags %s -o %t " + self.libs),
+            ("%libomp-c99-compile", "%clang %openmp_flags %flags -std=c99 %s -o %t " + self.libs),
             ("%libomp-run", program),
             ("%clangXX", self.cxx),
             ("%clang", self.cc),
@@ -241,7 +273,12 @@ class Test:
             for name, value in COMPILE_AND_RUN:
                 line = line.replace(name, value)
             for step in split_and(line):
-                if COMPILE_START.match(step):
+                elsewhere = re.search(r"-o\s+%T/(\S+)", step)
+                if COMPILE_START.match(step) and elsewhere:
+                    # A library for the test's runs (an OMPT tool, %T/tool.so): built, not run.
+                    output = os.path.join(self.workdir, elsewhere.group(1))
+                    self.compiles.append((output, tools.substitute(step, self, output)))
+                elif COMPILE_START.match(step):
                     if step not in variants:
                         variants[step] = os.path.join(
                             self.workdir, "t" + (".%d" % len(variants) if variants else ""))
@@ -258,10 +295,10 @@ class Test:
             self.skip = "compiles only"
 
 
-def discover(root, features, tools, workdir):
-    """The tests, as lit finds them: every .c and .cpp file under the suite's root."""
+def discover(top, root, features, tools, workdir):
+    """The tests, as lit finds them: every .c and .cpp file under top, in the suite's root."""
     tests = []
-    for dirpath, dirnames, names in os.walk(root):
+    for dirpath, dirnames, names in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(names):
             if name.endswith((".c", ".cpp")):
@@ -329,28 +366,36 @@ def main():
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program run")
     ap.add_argument("--filter", default="", help="only tests whose path contains this")
     ap.add_argument("--ompt", action="store_true",
-                    help="clang only: run the OMPT tests too (not yet in make check: most still "
-                         "fail, and have no known-failures entries yet; issue 39)")
+                    help="the OMPT tests (ompt/) only, judged against LLVM's libomp: built by "
+                         "clang, run as they link it; built by gcc, linked against libomp-lite "
+                         "and run on LLVM's libomp under libomp-lite's soname")
+    ap.add_argument("--known-out", metavar="FILE",
+                    help="write the known-failure list this run implies to FILE (- for the "
+                         "output): the --known file's header, its entries for the tests that "
+                         "still fail, and a FIXME entry for each new failure")
     ap.add_argument("--compiler", choices=("gcc", "clang"), default="gcc",
                     help="gcc: built by gcc 12, judged against stock libgomp; clang: built by "
                          "clang 14, judged against LLVM's libomp (the program's own runtime)")
     args = ap.parse_args()
     global REFERENCE
-    REFERENCE = "libgomp" if args.compiler == "gcc" else "LLVM libomp"
+    REFERENCE = "libgomp" if args.compiler == "gcc" and not args.ompt else "LLVM libomp"
 
     root = os.path.abspath(args.testsuite)
     lite = os.path.abspath(args.lite)
     workdir = os.path.abspath(args.workdir)
-    tools = Tools(root, args.filecheck, lite, args.compiler, workdir)
+    tools = Tools(root, args.filecheck, lite, args.compiler, workdir, args.ompt)
     features = machine_features(args.compiler, args.ompt)
-    tests = [t for t in discover(root, features, tools, workdir) if args.filter in t.id]
+    tests = [t for t in discover(os.path.join(root, OMPT_DIR) if args.ompt else root, root,
+                                 features, tools, workdir) if args.filter in t.id]
     known = read_known(args.known)
     base_env = clean_environment()
 
     runnable = [t for t in tests if t.skip is None]
-    print("LLVM OpenMP runtime testsuite, built by %s: %d tests, %d run here (%d skipped: OMPT, "
-          "other compilers, XFAIL with %s)" % (args.compiler, len(tests), len(runnable),
-                                               len(tests) - len(runnable), args.compiler))
+    print("LLVM OpenMP runtime testsuite%s, built by %s: %d tests, %d run here (%d skipped: %s"
+          "other compilers, XFAIL with %s)" % (" (OMPT tests)" if args.ompt else "",
+                                               args.compiler, len(tests), len(runnable),
+                                               len(tests) - len(runnable),
+                                               "" if args.ompt else "OMPT, ", args.compiler))
     print("features: %s" % " ".join(sorted(features)))
     skipped = {}
     for test in tests:
@@ -372,8 +417,10 @@ def main():
         return give_up("nothing compiled: are %s and %s installed?" % (tools.cc, tools.cxx))
     # The preload route must really put libomp-lite in charge; prove it once with a real test.
     probe_test = next((t for t in compiled if t.id.startswith("parallel/")), compiled[0])
-    problem = preload_problem(probe_test.id, probe_test.compiles[0][0], probe_test.workdir,
-                              base_env, lite, args.timeout)
+    probe_binary = next(b for b, _ in probe_test.compiles if not b.endswith(".so"))
+    problem = preload_problem(probe_test.id, probe_binary, probe_test.workdir, base_env, lite,
+                              args.timeout,
+                              {"LD_LIBRARY_PATH": tools.dropin} if args.ompt else None)
     if problem:
         return give_up(problem)
 
@@ -381,11 +428,12 @@ def main():
     # test that fails on libgomp is not judged, and some of those time out (sleeping tasks) at
     # every size. A failing libomp-lite run gets one retry, so that a rare failure is reported
     # as such instead of failing the suite silently or flakily. Runs that stop on a missing
-    # piece, or of tests that differ by design, are not retried.
+    # piece, or of tests that differ by design or wait for a piece being built, are not retried,
+    # and the first of their failing runs is enough (some time out).
     def judge(test):
         started = time.monotonic()
         result = {"libgomp": [], "lite": []}
-        by_design = known.get(test.id, ("", ""))[0] == BY_DESIGN
+        by_design = known.get(test.id, ("", ""))[0] in (BY_DESIGN, PENDING)
         for runtime in RUNTIMES:
             for threads in THREAD_COUNTS:
                 ok, why, out, step = run_all_steps(test, runtime, threads, base_env,
@@ -395,7 +443,7 @@ def main():
                     retried = run_all_steps(test, runtime, threads, base_env, args.timeout)[0]
                     ok = retried
                 result[runtime].append((threads, ok, why, out, step, retried))
-                if not ok and runtime == "libgomp":
+                if not ok and (runtime == "libgomp" or by_design):
                     return test, result, time.monotonic() - started
         return test, result, time.monotonic() - started
 
@@ -421,8 +469,8 @@ def main():
             continue
         what, _ = known.get(test.id, (None, None))
         entry = stopped_on(bad[0][3])
-        if what == BY_DESIGN:
-            known_failed.append((test, BY_DESIGN))
+        if what in (BY_DESIGN, PENDING):
+            known_failed.append((test, what))
         elif what is not None and entry:
             known_failed.append((test, "does not implement " + entry))
         else:
@@ -438,7 +486,7 @@ def main():
                   % (REFERENCE, test.id, team(threads), why, step[0]))
     print("runs on libomp-lite:    %d of the %d tests that pass on %s pass"
           % (len(passed), gomp_pass, REFERENCE))
-    print("known failures:         %d (not implemented yet, or different by design)"
+    print("known failures:         %d (not implemented yet, different by design, or pending)"
           % len(known_failed))
     groups = {}
     for test, what in known_failed:
@@ -459,8 +507,31 @@ def main():
             print("      $ cd %s && %s%s" % (test.workdir, setting, step[1]))
             for line in out.splitlines()[:8]:
                 print("      | " + line[:160])
+    if args.known_out:
+        write_known(args.known_out, args.known, [t.id for t, _ in known_failed],
+                    [(t.id, run) for t, run in failed])
     print()
     return verdict(len(passed), len(failed))
+
+
+def write_known(out, known_path, still_failing, new_failures):
+    """--known-out: the list this run implies, in known-failures.txt's format: the header of
+    known_path, its entries for the tests that still fail (as written), and a FIXME entry for
+    each test that failed without one, which someone must judge and word (or fix)."""
+    header, entries = read_known_entries(known_path)
+    lines = {test_id: entries[test_id] for test_id in still_failing}
+    for test_id, (threads, _, why, out_text, _, _) in new_failures:
+        first = next((l.strip() for l in out_text.splitlines() if "error" in l),
+                     why).replace("#", "")[:150]
+        lines[test_id] = ("%s | %s | FIXME: why it fails (at %s: %s)\n"
+                          % (test_id, PENDING, team(threads), first))
+    text = header + "".join(lines[k] for k in sorted(lines))
+    if out == "-":
+        print("\n---- known failures as of this run ----\n" + text, end="")
+    else:
+        with open(out, "w") as f:
+            f.write(text)
+        print("\nwrote %d known failures to %s" % (len(lines), out))
 
 
 if __name__ == "__main__":
