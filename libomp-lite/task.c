@@ -969,7 +969,18 @@ static void end_included(struct lite_task *t)
    ten-argument call, 1.6; the bare indirect call 1.0), where each took a block, cleared its
    256 bytes and copied the ICVs twice. And GCC's cancel-taskgroup-1, a tree search whose tasks below
    level 10 are if(0) (about 25 million of them), took 15-30 s at 4 threads on 2 CPUs, against
-   libgomp's 0.2 s, when each went through the shared lock three times. */
+   libgomp's 0.2 s, when each went through the shared lock three times.
+   Where the 3.9-4.3 ns of an if(0) task go now (the same loop in a team of one, best of 200 runs
+   of 20,000, variants built and run alternately; callgrind: 58 instructions in GOMP_task, 92 in
+   libgomp's, and 19 in the caller to pass the ten arguments): the checks and a tail jump to
+   fn(data), 2.4-2.5 ns; making the task current around its body (thr->task set and put back,
+   which turns the jump into a call and a return), 3.5-3.6; the descriptor's other fields,
+   3.9-4.3; the bare indirect call 1.0-1.1. Each is read by something the body may do: taskwait
+   and a nested task (parent, ephemeral, promoted), omp_in_final (final), cancel taskgroup and
+   in_reduction (the taskgroups), omp_set_* (the ICV flags). Tried and not kept: the slow path
+   as a sibling call and the body's run out of line (5.0 ns: gcc still saved six registers in
+   GOMP_task and three in the callee), the flags written as one word, the second look at the
+   profile dropped (both within the noise). */
 static inline void ephemeral_begin(struct lite_thread *thr, struct lite_task *e,
                                    struct lite_task *parent, bool final)
 {
@@ -1128,6 +1139,15 @@ void lite_task_included_end(struct lite_included *inc)
      A flat creator at 2 per member instead of 64 gained little (task-create 0.30 -> 0.29,
      master-busy 0.27 -> 0.29, task-all 0.22 -> 0.28: within the spread) and is not worth
      libgomp's slack.
+   "Each member" counts the members that can run at once: no more than the CPUs (lite_env.ncpus).
+   With more threads than CPUs, the members beyond them take a queued task only when the
+   scheduler gives them a slice, and a queue as long as the team is wide only made that many
+   more tasks deferred and moved: 16 threads on 2 CPUs (taskbench, medians of 4 interleaved runs
+   of 7 samples, us a task, the machine shared with other jobs; before -> after, libgomp):
+   tree-node 0.84 -> 0.14 (0.55), tree-leaf 0.80 -> 0.20 (0.82); 4 threads: tree-leaf 0.42 ->
+   0.18 (0.62), tree-node 0.41 -> 0.20 (0.58), uts 0.133 -> 0.083 (1.13), task-nested-1 2.4 ->
+   1.5 (5.5), fib and the rows of an implicit creator unchanged. Up to the CPUs, the same bound
+   as before.
    The length is read without the lock: a stale value only moves the moment the throttle starts
    or stops. */
 #define THROTTLE_PER_MEMBER 64
@@ -1136,7 +1156,8 @@ void lite_task_included_end(struct lite_included *inc)
 static inline bool throttled(struct lite_thread *thr, const struct lite_task *parent)
 {
   unsigned per_member = parent->implicit ? THROTTLE_PER_MEMBER : NESTED_THROTTLE_PER_MEMBER;
-  return lite_tq_length(&thr->team->tasks, thr->id) > per_member * thr->team->nthreads;
+  unsigned members = thr->team->nthreads < lite_env.ncpus ? thr->team->nthreads : lite_env.ncpus;
+  return lite_tq_length(&thr->team->tasks, thr->id) > per_member * members;
 }
 
 /* Whether a task without depend or detach runs at once on its creator: it is undeferred, or no
