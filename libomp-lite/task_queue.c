@@ -51,10 +51,12 @@ struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m)
       lite_fatal("out of memory for task queues");
     __atomic_store_n(&q->members, members, __ATOMIC_RELEASE);
   }
-  mq = aligned_alloc(LITE_CACHE_LINE, sizeof *mq);
+  /* Zeroed pages of its own, on the node of the member, which is the caller (every caller
+     asks for its own queue) and writes it first (affinity/home.c). */
+  mq = lite_home_alloc(sizeof *mq);
   if (mq == NULL)
     lite_fatal("out of memory for task queues");
-  memset(mq, 0, sizeof *mq);
+  lite_home_here(mq, sizeof *mq);
   atomic_store_explicit(&members[m], mq, memory_order_release);
   if (m + 1 > atomic_load_explicit(&q->nmembers, memory_order_relaxed))
     atomic_store_explicit(&q->nmembers, m + 1, memory_order_release);
@@ -395,7 +397,7 @@ void lite_tq_free(struct lite_tasks *q)
     struct lite_member_q *mq = atomic_load_explicit(&members[m], memory_order_relaxed);
     if (mq != NULL) {
       free_returns(mq);
-      free(mq);
+      lite_home_free(mq, sizeof *mq);
     }
   }
   free(members);
