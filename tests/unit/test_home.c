@@ -75,15 +75,16 @@ static int check_moves_of(const void *p, int tid)
   int count = 0;
   pthread_mutex_lock(&moves_lock);
   for (int i = 0; i < nmoves; i++) {
-    if (moves[i].start != p)
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if ((uintptr_t)moves[i].start != ((uintptr_t)p & ~(page - 1)))
       continue;
     count++;
     ck_assert_msg(moves[i].tid == tid, "block %p asked for by thread %d, its member is %d", p,
                   moves[i].tid, tid);
     ck_assert_msg(moves[i].node == moves[i].cpu, "block %p asked on node %d from CPU %d", p,
                   moves[i].node, moves[i].cpu);
-    ck_assert_int_eq((uintptr_t)moves[i].start % (uintptr_t)sysconf(_SC_PAGESIZE), 0);
-    ck_assert_uint_ge(moves[i].len, 1);
+    ck_assert_int_eq((uintptr_t)moves[i].start % page, 0);
+    ck_assert_uint_ge((uintptr_t)moves[i].start + moves[i].len, (uintptr_t)p + 64);
   }
   pthread_mutex_unlock(&moves_lock);
   return count;
@@ -126,18 +127,21 @@ START_TEST(test_one_node_asks_nothing)
 }
 END_TEST
 
-/* Blocks are whole zeroed pages of their own. */
+/* Blocks are zeroed, on pages of their own, on a line, and two blocks in a row start at
+   different offsets in their pages (cache colouring). */
 START_TEST(test_alloc_pages)
 {
   long page = sysconf(_SC_PAGESIZE);
   unsigned char *a = lite_home_alloc(100), *b = lite_home_alloc(100);
   ck_assert_ptr_nonnull(a);
   ck_assert_ptr_nonnull(b);
-  ck_assert_int_eq((uintptr_t)a % (uintptr_t)page, 0);
-  ck_assert_int_eq((uintptr_t)b % (uintptr_t)page, 0);
-  for (long i = 0; i < page; i++)
-    ck_assert_int_eq(a[i], 0);
-  a[page - 1] = 1; /* the whole page is the block's */
+  ck_assert_int_eq((uintptr_t)a % 64, 0);
+  ck_assert_int_eq((uintptr_t)b % 64, 0);
+  ck_assert_int_ne((uintptr_t)a % (uintptr_t)page, (uintptr_t)b % (uintptr_t)page);
+  ck_assert((uintptr_t)b / (uintptr_t)page != (uintptr_t)a / (uintptr_t)page);
+  for (long i = 0; i < 100; i++)
+    ck_assert_int_eq(a[i] | b[i], 0);
+  a[99] = 1;
   lite_home_free(a, 100);
   lite_home_free(b, 100);
 }
