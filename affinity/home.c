@@ -15,14 +15,14 @@
    node, and a member's first write could not move them.
    Why mbind with MPOL_MF_MOVE, not first touch alone: a new slot is written by the leader before
    its worker runs (its arrival and done words must not look arrived at any epoch the pool will
-   use), so its page is already the leader's when the worker starts; the move puts it back.
+   use), so its page is already the leader's when the worker starts; the move takes it over.
    The thread state and the task queue are first written by their member anyway, so there the
    call only states the policy.
 
-   The cost: a page or two per block (256 members: 3-6 MiB), an mmap per block at the pool's growth, and
-   on a machine of several nodes one mbind per block when a worker starts or changes node. On
-   one node (this machine) lite_home_here is one load: no system call, and nothing on the fork,
-   barrier or loop paths changes. */
+   The cost: a page or two per block (256 members: 3-6 MiB), an mmap per block at the pool's
+   growth, and on a machine of several nodes one mbind per block when a worker starts or
+   changes node. On one node (this machine) lite_home_here is one load: no system call, and
+   nothing on the fork, barrier or loop paths changes. */
 #include "internal.h"
 #include "affinity/affinity.h"
 

@@ -21,9 +21,9 @@
    The team-wide words are touched rarely: `ready` counts the queues that have held a task
    since a look found them empty (count_in; barrier waiters read it to know whether to look),
    and `holding`, on the same line and written with it, says which (a bit per member, for the
-   first 256), so that a thief reads one line instead of every member's; `used` is set once; the counts of tasks made and completed are per member
-   (single writer each) and summed only by a thread that waits for all of them (the drain at a
-   barrier). */
+   first 256), so that a thief reads one line instead of every member's; `used` is set once;
+   the counts of tasks made and completed are per member (single writer each) and summed only
+   by a thread that waits for all of them (the drain at a barrier). */
 #include "task_queue.h"
 
 #include <stdio.h>

@@ -64,7 +64,10 @@ void lite_thread_key_delete(void)
 /* A thread's state, zeroed, or NULL without memory: on pages of its own, which its thread
    touches first (a worker's is allocated by its leader, which only passes the pointer on), so
    they are on its node (affinity/home.c). */
-static struct lite_thread *thread_alloc(void) { return lite_home_alloc(sizeof(struct lite_thread)); }
+static struct lite_thread *thread_alloc(void)
+{
+  return lite_home_alloc(sizeof(struct lite_thread));
+}
 
 /* Makes thr (from thread_alloc) the calling thread's state. */
 static struct lite_thread *thread_adopt(struct lite_thread *thr)
