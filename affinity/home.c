@@ -46,11 +46,12 @@ static size_t round_to(size_t n, size_t unit) { return (n + unit - 1) & ~(unit -
    every page, the members' slots, thread states and queues would all fall in the same few sets
    of the L1 cache, which indexes by the offset in the page: a leader gathering 15 arrival
    words at offset 0 would want 15 ways of one set (Zen 5's L1D has 12). The first version did
-   that, and its syncbench `for` at 16 threads on 2 CPUs read 69.6 us (56.6..77.1) against
-   54.0 (51.9..57.3) for the malloc'ed slots, on a machine loaded by other work (load average
-   35); a rerun at load 100 could tell none of the builds apart, so the cause is argued, not
-   shown. Each block takes the next lines of a cursor that runs through a page; the mapping has
-   a page more than the block needs, so the block may cross into it. */
+   that; one run of syncbench `for` at 16 threads on 2 CPUs read 69.6 us (56.6..77.1) against
+   54.0 (51.9..57.3) before it, on a machine loaded by other work, but 12 interleaved rounds
+   later read the same for both (61.7 (55..77.5) against 62.2 (55..79.1); coloured 55.5
+   (53.7..76.1)). Kept as argued, not shown: it costs a page of address space per block. Each
+   block takes the next lines of a cursor that runs through a page; the mapping has a page
+   more than the block needs, so the block may cross into it. */
 static _Atomic size_t colour_cursor;
 
 static size_t map_length(size_t size) { return round_to(size, page_size()) + page_size(); }
