@@ -227,6 +227,7 @@ struct lite_member_q {
   struct lite_task *head, *tail;
   struct lite_task *prio;
   _Atomic unsigned long created, completed;
+  unsigned member;                    /* its member number: its bit in the team's holding */
   /* Task blocks the member made, freed by other threads, for its next tasks: a stack pushed by
      any thread and taken whole by the member; on a line of its own. */
   struct lite_task *_Atomic returns LITE_ALIGNED;
@@ -235,10 +236,15 @@ struct lite_member_q {
 /* The task queues of a team (or of a thread outside any parallel region): one per member. The
    member queues after the first are allocated at the member's first task, and stay until
    lite_tasks_retire. */
+#define LITE_TQ_HOLDING_MEMBERS 256
 struct lite_tasks {
   _Atomic uint32_t lock;              /* rare paths: allocating members, omp_fulfill_event */
   _Atomic unsigned ready;             /* member queues counted (task_queue.c): all that hold a
                                          task, and maybe some empty ones */
+  /* Which of members 0..255 are counted in ready, a bit each, written with ready and on its
+     line, so that a thief of a large team reads one line to know which queues to look at
+     (task_queue.c, lite_tq_take). Members from 256 on have no bit and are always looked at. */
+  _Atomic uint64_t holding[LITE_TQ_HOLDING_MEMBERS / 64];
   _Atomic uint32_t gen;               /* task waiters' futex word: bumped only for sleepers */
   _Atomic uint32_t sleepers;
   _Atomic bool used;                  /* a task was made here: barriers look at the counts */
