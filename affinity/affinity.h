@@ -17,6 +17,7 @@
 struct lite_topo_cpu {
   int os;                           /* the operating system's CPU number */
   int core, l2, l3, numa, package;
+  int numa_os;                      /* the kernel's number of its NUMA node (mbind's), or -1 */
 };
 
 /* The CPUs this process may use, in hwloc's logical order (nearby CPUs next to each other). */
@@ -194,6 +195,26 @@ const char *lite_affinity_format_hold(struct lite_counted_format **held);
 void lite_affinity_format_release(struct lite_counted_format *held);
 /* In a child after fork(): the lock of affinity-format-var is free again. */
 void lite_affinity_format_after_fork(void);
+
+/* ---------------------------------------------------------------- home.c */
+
+/* A member's own state (slot, thread state, task queue) on pages of its own, placed on the node
+   of the member's CPU by the member itself (see home.c). lite_home_alloc: zeroed pages, no page
+   touched yet; NULL without memory. lite_home_here: by the block's member, on the node of the
+   CPU it runs on; nothing on a machine of one node. */
+void *lite_home_alloc(size_t size);
+void lite_home_free(void *p, size_t size);
+void lite_home_here(void *p, size_t size);
+/* The machine as lite_home_here sees it, replaceable by tests (a synthetic topology of several
+   nodes on this one-node machine): the count of nodes (read once, until lite_home_forget), the
+   kernel's node of a CPU (-1: unknown), and the request for a block's pages. */
+struct lite_home_ops {
+  unsigned (*nodes)(void);
+  int (*node_of_cpu)(int cpu);
+  void (*move)(void *start, size_t len, int node);
+};
+extern struct lite_home_ops lite_home_ops;
+void lite_home_forget(void);
 
 /* ---------------------------------------------------------------- memory.c (libnuma) */
 

@@ -208,6 +208,8 @@ void lite_bind_member_slow(struct lite_thread *thr, const struct lite_pool *pool
   if (thr->place != (int)mine->place) {
     bind_to_place(0, mine->place);
     thr->place = (int)mine->place;
+    if (id != 0) /* the leader's own state is where it runs already */
+      lite_team_member_home(pool, id, thr);
   }
   thr->partition = mine->partition;
   thr->bind_seen = pool->bind_gen;

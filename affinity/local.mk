@@ -10,4 +10,5 @@ libomp_lite_internal_la_SOURCES += \
 	affinity/bind.c \
 	affinity/place_api.c \
 	affinity/format.c \
-	affinity/memory.c
+	affinity/memory.c \
+	affinity/home.c

@@ -93,23 +93,25 @@ static int ancestor_id(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_obj_t
 
 /* NUMA nodes hang off the tree as memory children in hwloc 2, so they are no ancestor of a PU:
    the node whose cpuset holds it is. */
-static int numa_id(hwloc_topology_t topo, unsigned os)
+static hwloc_obj_t numa_of(hwloc_topology_t topo, unsigned os)
 {
   hwloc_obj_t node = NULL;
   while ((node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, node)) != NULL)
     if (node->cpuset != NULL && hwloc_bitmap_isset(node->cpuset, os))
-      return (int)node->logical_index;
-  return -1;
+      return node;
+  return NULL;
 }
 
 static struct lite_topo_cpu describe_pu(hwloc_topology_t topo, hwloc_obj_t pu, int ncores)
 {
+  hwloc_obj_t node = numa_of(topo, pu->os_index);
   struct lite_topo_cpu c = {
       .os = (int)pu->os_index,
       .core = ancestor_id(topo, HWLOC_OBJ_CORE, pu),
       .l2 = ancestor_id(topo, HWLOC_OBJ_L2CACHE, pu),
       .l3 = ancestor_id(topo, HWLOC_OBJ_L3CACHE, pu),
-      .numa = numa_id(topo, pu->os_index),
+      .numa = node != NULL ? (int)node->logical_index : -1,
+      .numa_os = node != NULL ? (int)node->os_index : -1,
       .package = ancestor_id(topo, HWLOC_OBJ_PACKAGE, pu),
   };
   /* A PU without a Core object (some virtual machines) is a core of its own; numbering it after
@@ -148,7 +150,7 @@ static bool load_hwloc(struct lite_topo *t, const char *desc, const int *allowed
 /* ---------------------------------------------------------------- fallback without hwloc */
 
 /* The kernel's affinity mask of the calling thread (or the caller's list), one core per CPU;
-   every other id 0. */
+   every other id 0, and no NUMA node (numa_os -1). */
 static bool load_from_mask(struct lite_topo *t, const int *allowed, unsigned nallowed)
 {
   long conf = sysconf(_SC_NPROCESSORS_CONF);
@@ -167,7 +169,7 @@ static bool load_from_mask(struct lite_topo *t, const int *allowed, unsigned nal
   for (int os = 0; os < ncpu_bits; os++) {
     bool usable = have_mask ? CPU_ISSET_S((size_t)os, size, mask) : os < (online > 0 ? online : 1);
     if (usable && (allowed == NULL || in_list(os, allowed, nallowed)))
-      t->cpus[t->ncpus++] = (struct lite_topo_cpu){.os = os, .core = os};
+      t->cpus[t->ncpus++] = (struct lite_topo_cpu){.os = os, .core = os, .numa_os = -1};
   }
   t->max_os = conf > 0 ? (int)conf - 1 : 0;
   CPU_FREE(mask);

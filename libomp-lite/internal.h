@@ -227,6 +227,7 @@ struct lite_member_q {
   struct lite_task *head, *tail;
   struct lite_task *prio;
   _Atomic unsigned long created, completed;
+  unsigned member;                    /* its member number: its bit in the team's holding */
   /* Task blocks the member made, freed by other threads, for its next tasks: a stack pushed by
      any thread and taken whole by the member; on a line of its own. */
   struct lite_task *_Atomic returns LITE_ALIGNED;
@@ -235,10 +236,15 @@ struct lite_member_q {
 /* The task queues of a team (or of a thread outside any parallel region): one per member. The
    member queues after the first are allocated at the member's first task, and stay until
    lite_tasks_retire. */
+#define LITE_TQ_HOLDING_MEMBERS 256
 struct lite_tasks {
   _Atomic uint32_t lock;              /* rare paths: allocating members, omp_fulfill_event */
   _Atomic unsigned ready;             /* member queues counted (task_queue.c): all that hold a
                                          task, and maybe some empty ones */
+  /* Which of members 0..255 are counted in ready, a bit each, written with ready and on its
+     line, so that a thief of a large team reads one line to know which queues to look at
+     (task_queue.c, lite_tq_take). Members from 256 on have no bit and are always looked at. */
+  _Atomic uint64_t holding[LITE_TQ_HOLDING_MEMBERS / 64];
   _Atomic uint32_t gen;               /* task waiters' futex word: bumped only for sleepers */
   _Atomic uint32_t sleepers;
   _Atomic bool used;                  /* a task was made here: barriers look at the counts */
@@ -601,6 +607,9 @@ void lite_team_leave_serial(struct lite_thread *thr);
 void lite_team_after_fork(void);
 /* Stops a pool's workers and frees it; the pool must be idle. */
 void lite_pool_shutdown(struct lite_pool *pool);
+/* Worker id of pool (thr, the calling thread) asks for its slot, thread state and task queue on
+   the node of the CPU it runs on (affinity/home.c): at its start and when its place changes. */
+void lite_team_member_home(const struct lite_pool *pool, unsigned id, struct lite_thread *thr);
 /* Releases everything thr leads (its pools), when thr exits. */
 void lite_thread_release(struct lite_thread *thr);
 /* The library is unloaded: its pthread key for the threads' exit goes (team.c). */

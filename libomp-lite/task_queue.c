@@ -19,10 +19,11 @@
    task from its middle, which a deque cannot do safely. See docs/architecture.md, A task.
 
    The team-wide words are touched rarely: `ready` counts the queues that have held a task
-   since a look found them empty (count_in; barrier waiters read it to know whether to look);
-   `used` is set once; the counts of tasks made and completed are per member
-   (single writer each) and summed only by a thread that waits for all of them (the drain at a
-   barrier). */
+   since a look found them empty (count_in; barrier waiters read it to know whether to look),
+   and `holding`, on the same line and written with it, says which (a bit per member, for the
+   first 256), so that a thief reads one line instead of every member's; `used` is set once;
+   the counts of tasks made and completed are per member (single writer each) and summed only
+   by a thread that waits for all of them (the drain at a barrier). */
 #include "task_queue.h"
 
 #include <stdio.h>
@@ -51,15 +52,42 @@ struct lite_member_q *lite_tq_own(struct lite_tasks *q, unsigned m)
       lite_fatal("out of memory for task queues");
     __atomic_store_n(&q->members, members, __ATOMIC_RELEASE);
   }
-  mq = aligned_alloc(LITE_CACHE_LINE, sizeof *mq);
+  /* Zeroed pages of its own, on the node of the member, which is the caller (every caller
+     asks for its own queue) and writes it first (affinity/home.c). */
+  mq = lite_home_alloc(sizeof *mq);
   if (mq == NULL)
     lite_fatal("out of memory for task queues");
-  memset(mq, 0, sizeof *mq);
+  lite_home_here(mq, sizeof *mq);
+  mq->member = m;
   atomic_store_explicit(&members[m], mq, memory_order_release);
   if (m + 1 > atomic_load_explicit(&q->nmembers, memory_order_relaxed))
     atomic_store_explicit(&q->nmembers, m + 1, memory_order_release);
   lite_mutex_unlock(&q->lock);
   return mq;
+}
+
+/* Under the member's queue lock, with its count in ready: its bit in the summary. */
+static void mark_holding(struct lite_tasks *q, unsigned m, bool on)
+{
+  if (m >= LITE_TQ_HOLDING_MEMBERS)
+    return;
+  uint64_t bit = 1ull << (m % 64);
+  if (on)
+    atomic_fetch_or_explicit(&q->holding[m / 64], bit, memory_order_relaxed);
+  else
+    atomic_fetch_and_explicit(&q->holding[m / 64], ~bit, memory_order_relaxed);
+}
+
+/* Whether member m may hold tasks, by a snapshot of the summary (members without a bit: yes). */
+static bool may_hold(const uint64_t *held, unsigned m)
+{
+  return m >= LITE_TQ_HOLDING_MEMBERS || (held[m / 64] >> (m % 64) & 1) != 0;
+}
+
+static void snapshot_holding(struct lite_tasks *q, unsigned n, uint64_t *held)
+{
+  for (unsigned w = 0; w < LITE_TQ_HOLDING_MEMBERS / 64; w++)
+    held[w] = w * 64 < n ? atomic_load_explicit(&q->holding[w], memory_order_relaxed) : 0;
 }
 
 /* Under mq's lock: one more or one fewer task. The team's ready counts the queues that have
@@ -76,6 +104,7 @@ static void count_in(struct lite_tasks *q, struct lite_member_q *mq, int delta)
   atomic_store_explicit(&mq->n, n + (unsigned)delta, memory_order_relaxed);
   if (delta > 0 && !atomic_load_explicit(&mq->counted, memory_order_relaxed)) {
     atomic_store_explicit(&mq->counted, true, memory_order_relaxed);
+    mark_holding(q, mq->member, true);
     atomic_fetch_add(&q->ready, 1);
     lite_tq_count_touch();
   }
@@ -90,7 +119,11 @@ void lite_tq_settle(struct lite_tasks *q)
   if (atomic_load_explicit(&q->ready, memory_order_relaxed) == 0)
     return;
   unsigned n = atomic_load_explicit(&q->nmembers, memory_order_acquire);
+  uint64_t held[LITE_TQ_HOLDING_MEMBERS / 64];
+  snapshot_holding(q, n == 0 ? 1 : n, held);
   for (unsigned m = 0; m < (n == 0 ? 1 : n); m++) {
+    if (!may_hold(held, m))
+      continue;
     struct lite_member_q *mq = member_queue(q, m);
     if (mq == NULL || !atomic_load_explicit(&mq->counted, memory_order_relaxed) ||
         atomic_load_explicit(&mq->n, memory_order_relaxed) != 0)
@@ -99,6 +132,7 @@ void lite_tq_settle(struct lite_tasks *q)
     if (atomic_load_explicit(&mq->counted, memory_order_relaxed) &&
         atomic_load_explicit(&mq->n, memory_order_relaxed) == 0) {
       atomic_store_explicit(&mq->counted, false, memory_order_relaxed);
+      mark_holding(q, m, false);
       atomic_fetch_sub(&q->ready, 1);
       lite_tq_count_touch();
     }
@@ -308,12 +342,18 @@ struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, un
   }
   const unsigned *near = steal_order(thr, me, n);
   bool waiting = false; /* for a short queue: not a look that found nothing */
+  /* Which queues hold tasks, from one line: a thief of 256 members looked at up to 255 queues'
+     lines, one miss each, to find the one that a single producer fills. */
+  uint64_t held[LITE_TQ_HOLDING_MEMBERS / 64];
+  snapshot_holding(q, n, held);
   for (unsigned d = 1; d < n; d++) {
     unsigned victim = near != NULL ? near[d - 1]
                       : d % 2     ? (me + (d + 1) / 2) % n
                                   : (me + n - (d / 2) % n) % n;
+    if (victim == me || !may_hold(held, victim))
+      continue;
     struct lite_member_q *vq = member_queue(q, victim);
-    if (victim == me || vq == NULL)
+    if (vq == NULL)
       continue;
     if (idle && wait_for_more(vq)) {
       waiting = true;
@@ -388,6 +428,8 @@ void lite_tq_free(struct lite_tasks *q)
   free_returns(&q->local);
   atomic_store_explicit(&q->local.counted, false, memory_order_relaxed);
   atomic_store_explicit(&q->ready, 0, memory_order_relaxed);
+  for (unsigned w = 0; w < LITE_TQ_HOLDING_MEMBERS / 64; w++)
+    atomic_store_explicit(&q->holding[w], 0, memory_order_relaxed);
   struct lite_member_q *_Atomic *members = q->members;
   if (members == NULL)
     return;
@@ -395,7 +437,7 @@ void lite_tq_free(struct lite_tasks *q)
     struct lite_member_q *mq = atomic_load_explicit(&members[m], memory_order_relaxed);
     if (mq != NULL) {
       free_returns(mq);
-      free(mq);
+      lite_home_free(mq, sizeof *mq);
     }
   }
   free(members);

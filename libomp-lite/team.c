@@ -37,7 +37,7 @@ static void thread_exit(void *arg)
   lite_self_tls = NULL;
   free(thr->near);
   free(thr->shown);
-  free(thr);
+  lite_home_free(thr, sizeof *thr);
 }
 
 static void make_thread_exit_key(void)
@@ -61,13 +61,12 @@ void lite_thread_key_delete(void)
   pthread_mutex_unlock(&thread_exit_key_lock);
 }
 
-/* A thread's state, zeroed, or NULL without memory. */
+/* A thread's state, zeroed, or NULL without memory: on pages of its own, which its thread
+   touches first (a worker's is allocated by its leader, which only passes the pointer on), so
+   they are on its node (affinity/home.c). */
 static struct lite_thread *thread_alloc(void)
 {
-  struct lite_thread *thr = aligned_alloc(LITE_CACHE_LINE, sizeof *thr);
-  if (thr != NULL)
-    memset(thr, 0, sizeof *thr);
-  return thr;
+  return lite_home_alloc(sizeof(struct lite_thread));
 }
 
 /* Makes thr (from thread_alloc) the calling thread's state. */
@@ -371,6 +370,16 @@ static void idle_wait(struct lite_pool *pool, struct lite_slot *slot, uint32_t s
   atomic_thread_fence(memory_order_acquire);
 }
 
+void lite_team_member_home(const struct lite_pool *pool, unsigned id, struct lite_thread *thr)
+{
+  lite_home_here(pool->slots[id], sizeof *pool->slots[id]);
+  lite_home_here(thr, sizeof *thr);
+  /* The pool's task queues (not const: a queue is made and taken under their lock) */
+  struct lite_tasks *q = (struct lite_tasks *)&pool->team_storage.tasks;
+  struct lite_member_q *mq = id != 0 ? lite_tq_member_queue(q, id) : NULL;
+  lite_home_here(mq, sizeof *mq);
+}
+
 static void *worker_main(void *arg)
 {
   struct worker_start start = *(struct worker_start *)arg;
@@ -382,6 +391,7 @@ static void *worker_main(void *arg)
     lite_ompt_worker_begin(thr);
   atomic_store_explicit(&pool->slots[start.id]->tid, lite_os_gettid(), memory_order_relaxed);
   struct lite_slot *slot = pool->slots[start.id]; /* the slot stays; slots[] may move */
+  lite_team_member_home(pool, start.id, thr);
   uint32_t seen = start.gen;
   for (;;) {
     idle_wait(pool, slot, seen);
@@ -462,10 +472,10 @@ static bool pool_reserve(struct lite_pool *pool, unsigned n)
   if (n > pool->slots_len && !grow_arrays(pool, n))
     return false;
   while (pool->capacity < pool->slots_len) {
-    struct lite_slot *slot = aligned_alloc(LITE_CACHE_LINE, sizeof *slot);
+    /* Zeroed pages of its own, which its worker moves to its node (lite_team_member_home). */
+    struct lite_slot *slot = lite_home_alloc(sizeof *slot);
     if (slot == NULL)
       break;
-    memset(slot, 0, sizeof *slot);
     pool->slots[pool->capacity++] = slot;
   }
   if (pool->leader_slot == NULL && pool->capacity > 0) /* written once: idle workers read it */
@@ -522,7 +532,7 @@ static unsigned pool_grow(struct lite_pool *pool, unsigned n)
       err = lite_os_thread_start(&pool->threads[id], lite_env.stacksize, worker_main, start);
     }
     if (err != 0) {
-      free(thr);
+      lite_home_free(thr, sizeof *thr);
       free(start);
       start_failed(id, n, err);
       return id;
@@ -549,7 +559,7 @@ void lite_pool_shutdown(struct lite_pool *pool)
   for (unsigned i = 1; i <= pool->nworkers; i++)
     pthread_join(pool->threads[i], NULL);
   for (unsigned i = 0; i < pool->capacity; i++)
-    free(pool->slots[i]);
+    lite_home_free(pool->slots[i], sizeof *pool->slots[i]);
   for (unsigned i = 0; i < LITE_WS_RING; i++) {
     free(pool->ring[i].ranges);
     free(pool->ring[i].mem);

@@ -231,6 +231,31 @@ START_TEST(test_steal_half)
 }
 END_TEST
 
+/* The summary of which queues hold tasks: a queue's bit is set with its count in ready and
+   cleared by the look that finds it empty; a thief finds the task behind the bit. */
+START_TEST(test_holding_summary)
+{
+  struct fixture f;
+  fixture_init(&f, NULL);
+  ck_assert_uint_eq(atomic_load(&queue(&f)->holding[0]), 0);
+  push(&f, 3, 0);
+  push(&f, 3, 1);
+  push(&f, 3, 2);
+  ck_assert_uint_eq(atomic_load(&queue(&f)->holding[0]), 1u << 3);
+  ck_assert_ptr_eq(take(&f, NULL, 1), &f.tasks[0]); /* a thief: through the bit, the oldest */
+  ck_assert_ptr_eq(take(&f, NULL, 3), &f.tasks[2]);
+  ck_assert_ptr_eq(take(&f, NULL, 3), &f.tasks[1]);
+  ck_assert_uint_eq(atomic_load(&queue(&f)->holding[0]), 1u << 3); /* not yet looked at */
+  ck_assert_ptr_null(take(&f, NULL, 1));
+  ck_assert_uint_eq(atomic_load(&queue(&f)->holding[0]), 0);
+  ck_assert_uint_eq(atomic_load(&queue(&f)->ready), 0);
+  push(&f, 0, 3);
+  push(&f, 2, 4);
+  ck_assert_uint_eq(atomic_load(&queue(&f)->holding[0]), (1u << 0) | (1u << 2));
+  fixture_free(&f);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("task_queue");
@@ -242,6 +267,7 @@ int main(void)
   tcase_add_test(tc, test_lone_task_waits);
   tcase_add_test(tc, test_short_queue_waits_for_its_maker);
   tcase_add_test(tc, test_steal_half);
+  tcase_add_test(tc, test_holding_summary);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
