@@ -209,6 +209,7 @@ struct lite_task {
      tool is attached. */
   ompt_data_t ompt_data;
   ompt_frame_t ompt_frame;
+  int ompt_type;                      /* its ompt_task_flag_t bits, as task-create said them */
   /* Who still points to it: its completion (or its creator, for an undeferred or included
      task), and each child whose block has not gone yet (so that every ancestor of a live task
      is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the
@@ -306,6 +307,10 @@ struct lite_thread {
   unsigned ompt_requested;  /* the team size its next region asks for (0: not said) */
   bool ompt_began;          /* thread-begin was dispatched for it */
   bool ompt_ws_open;        /* a loop or sections construct's work-begin was dispatched */
+  /* The dependences of the task being submitted, as clang's entry point gave them (kmpc/task.c:
+     gcc's array merges out and inout); NULL: read them from gcc's array. */
+  const ompt_dependence_t *ompt_deps;
+  int ompt_ndeps;
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -811,6 +816,8 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
    for the profile; descendants: the taskwait may run any descendant of the waiting task, as
    LLVM's runtime does (task.c, is_descendant_of), not only its children, as libgomp does. */
 void lite_taskwait_from(const void *site, bool descendants);
+/* GOMP_taskwait_depend for kmpc/, with its caller's site. */
+void lite_taskwait_depend_from(void **depend, const void *site);
 /* GOMP_single_start for kmpc/, with its caller's site. */
 bool lite_single_start_from(const void *site);
 void lite_taskgroup_end_from(const void *site);

@@ -46,6 +46,11 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   /* clang's reductions combined under the lock; gcc combines inline. */
   [ompt_callback_reduction] = ompt_set_sometimes,
   [ompt_callback_error] = ompt_set_always,
+  /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's grains and ranges. */
+  [ompt_callback_task_create] = ompt_set_always,
+  [ompt_callback_task_schedule] = ompt_set_always,
+  [ompt_callback_dependences] = ompt_set_always,
+  [ompt_callback_task_dependence] = ompt_set_always,
 };
 
 /* ------------------------------------------------------------------------------ callbacks */
@@ -190,11 +195,10 @@ static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_fr
     return 0;
   struct lite_task *t = at.task;
   bool initial = t->implicit && at.team == NULL;
-  if (flags != NULL) {
-    *flags = initial ? ompt_task_initial : t->implicit ? ompt_task_implicit : ompt_task_explicit;
-    if (!t->implicit && t->final)
-      *flags |= ompt_task_final;
-  }
+  if (flags != NULL) /* an implicit task is undeferred, as LLVM's runtime says */
+    *flags = initial      ? ompt_task_initial
+             : t->implicit ? ompt_task_implicit | ompt_task_undeferred
+                           : t->ompt_type;
   if (task_data != NULL)
     *task_data = &t->ompt_data;
   if (task_frame != NULL)
