@@ -202,6 +202,8 @@ static __attribute__((noinline)) void call_traced(kmp_routine_entry_t routine, i
   task->ompt_frame.exit_frame.ptr = __builtin_frame_address(0);
   task->ompt_frame.exit_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
   routine(gtid, t);
+  /* After the call, which is then no tail call: the frame stays while the routine runs. */
+  task->ompt_frame.exit_frame.ptr = NULL;
 }
 
 static void run_task(void *arg)

@@ -210,6 +210,9 @@ struct lite_task {
   ompt_data_t ompt_data;
   ompt_frame_t ompt_frame;
   int ompt_type;                      /* its ompt_task_flag_t bits, as task-create said them */
+  /* The task its thread was running when it started this one (NULL: its parent), which
+     ompt_get_task_info names as its ancestor, as LLVM's runtime does. */
+  struct lite_task *ompt_sched_parent;
   /* Who still points to it: its completion (or its creator, for an undeferred or included
      task), and each child whose block has not gone yet (so that every ancestor of a live task
      is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the

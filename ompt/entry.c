@@ -171,7 +171,7 @@ static bool find_task(struct lite_thread *thr, int level, struct task_at *at)
   for (; level > 0; level--) {
     struct lite_task *t = at->task;
     if (!t->implicit && t->parent != NULL) {
-      at->task = t->parent;
+      at->task = t->ompt_sched_parent != NULL ? t->ompt_sched_parent : t->parent;
       continue;
     }
     struct lite_team *team = at->team;

@@ -61,6 +61,7 @@ __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struc
                                                   bool run)
 {
   lite_ompt_task_schedule(prior, ompt_task_switch, t);
+  t->ompt_sched_parent = prior;
   if (run && t->fn != NULL) {
     t->ompt_frame.exit_frame.ptr = __builtin_frame_address(0);
     t->ompt_frame.exit_frame_flags = FRAME_FLAGS;
