@@ -91,6 +91,11 @@ struct kmpc_task {
   /* A detachable task run by task if(0) (IF0_*): its event is met here, not in task.c. */
   _Atomic int if0;
   ompt_data_t ompt_data;        /* its tool data after its body, for a late fulfill's event */
+  /* clang runs an untied task in parts: a part that reaches a scheduling point submits the
+     same task again for the next (the first part does nothing else). Each submission holds a
+     reference; parts counts them, for a tool, which sees one task. */
+  bool submitted;
+  _Atomic unsigned parts;
   bool block;                   /* from lite_task_block_get (else malloc), given back to where */
   struct lite_block_home where;
 };
@@ -138,6 +143,8 @@ static kmp_task_t *task_alloc(int32_t flags, size_t task_size, size_t shareds_si
   atomic_init(&h->refs, (flags & KMPC_TASK_DETACHABLE) ? 2 : 1);
   atomic_init(&h->event, NULL);
   atomic_init(&h->if0, IF0_NONE);
+  h->submitted = false;
+  atomic_init(&h->parts, 0);
   kmp_task_t *t = task_of(h);
   memset(t, 0, sizeof *t);
   t->shareds = shareds_size > 0 ? (char *)h + off : NULL;
@@ -214,13 +221,20 @@ static void run_task(void *arg)
   int32_t gtid = lite_kmpc_gtid();
   struct kmpc_taskgroup *saved = current_group;
   current_group = h->group;
+  unsigned parts = atomic_load_explicit(&h->parts, memory_order_relaxed);
   if (t->routine == NULL) /* an empty task, for its dependences alone */
     ;
-  else if (lite_ompt_on())
+  else if (lite_ompt_on()) {
+    /* An untied task's next part is the same task to the tool (submit). */
+    struct lite_thread *thr = lite_self();
+    h->ompt_data = thr->task->ompt_data;
     call_traced(t->routine, gtid, t);
-  else
+    thr->ompt_part_continues = atomic_load_explicit(&h->parts, memory_order_relaxed) != parts;
+  } else
     t->routine(gtid, t);
-  if (h->flags & KMPC_TASK_DESTRUCTORS)
+  /* The private copies' destructors run after the last part only. */
+  bool continues = atomic_load_explicit(&h->parts, memory_order_relaxed) != parts;
+  if ((h->flags & KMPC_TASK_DESTRUCTORS) && !continues)
     t->data1.destructors(gtid, t);
   current_group = saved;
   task_release(h);
@@ -248,6 +262,16 @@ static void submit(struct kmpc_task *h, bool if_clause, void **depend, const voi
     flags |= GOMP_DETACH;
     detach = (void *)&h->event;
   }
+  /* The next part of an untied task, submitted by the part running: a reference of its own
+     (each part's end drops one; before, the first part's end freed the block the next part
+     was queued with), and to a tool, the same task going on. */
+  if (h->submitted) {
+    atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->parts, 1, memory_order_relaxed);
+    if (lite_ompt_on())
+      lite_self()->ompt_resume = &h->ompt_data;
+  }
+  h->submitted = true;
   lite_task_create(run_task, &ref, NULL, sizeof ref, _Alignof(struct task_ref), if_clause, flags,
                    depend, detach, NULL, NULL, priority, site);
 }

@@ -314,6 +314,10 @@ struct lite_thread {
      gcc's array merges out and inout); NULL: read them from gcc's array. */
   const ompt_dependence_t *ompt_deps;
   int ompt_ndeps;
+  /* The task being submitted is the next part of a clang untied task whose tool data this is
+     (kmpc/task.c): no task-create, the same data. */
+  const ompt_data_t *ompt_resume;
+  bool ompt_part_continues; /* the task part that just returned submitted its next part */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at

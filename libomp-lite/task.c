@@ -1243,6 +1243,7 @@ static __attribute__((noinline)) void task_create_traced(
     thr->task->ompt_frame.enter_frame.ptr = NULL; /* parent promoted meanwhile */
   }
   thr->ompt_deps = NULL;
+  thr->ompt_resume = NULL;
 }
 
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -1325,7 +1326,11 @@ task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long 
     memcpy(t->data, data, (size_t)arg_size);
   if (prepare != NULL)
     prepare(t->data, prepare_arg);
-  if (lite_ompt_on()) {
+  if (lite_ompt_on() && thr->ompt_resume != NULL) { /* an untied task's next part */
+    t->ompt_data = *thr->ompt_resume;
+    t->ompt_type = ompt_type_of(fn, if_clause, flags, final, solo);
+    thr->ompt_resume = NULL;
+  } else if (lite_ompt_on()) {
     lite_ompt_task_create(parent, t, ompt_type_of(fn, if_clause, flags, final, solo), ndeps != 0,
                           site);
     if (ndeps != 0)

@@ -70,8 +70,11 @@ __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struc
   }
   /* A detachable task's end is said by task.c, which decides under a lock whether its event
      was fulfilled (ompt_task_complete) or not yet (ompt_task_detach). */
+  struct lite_thread *thr = lite_self();
+  bool continues = thr->ompt_part_continues; /* an untied task's part (kmpc/task.c) */
+  thr->ompt_part_continues = false;
   if (!t->detach)
-    lite_ompt_task_schedule(t, ompt_task_complete, prior);
+    lite_ompt_task_schedule(t, continues ? ompt_task_switch : ompt_task_complete, prior);
 }
 
 void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int type,
