@@ -825,6 +825,8 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 void lite_taskwait_from(const void *site, bool descendants);
 /* GOMP_taskwait_depend for kmpc/, with its caller's site. */
 void lite_taskwait_depend_from(void **depend, const void *site);
+/* Whether a taskgroup task t belongs to was cancelled (OMPT: its end's status). */
+bool lite_task_group_cancelled(const struct lite_task *t);
 /* GOMP_single_start for kmpc/, with its caller's site. */
 bool lite_single_start_from(const void *site);
 void lite_taskgroup_end_from(const void *site);

@@ -1475,6 +1475,11 @@ void lite_taskgroup_end_from(const void *site)
   free(g);
 }
 
+bool lite_task_group_cancelled(const struct lite_task *t)
+{
+  return lite_env.cancellation && in_cancelled_group(t->group);
+}
+
 bool lite_taskgroup_cancelled(struct lite_thread *thr)
 {
   return thr->task != NULL && in_cancelled_group(thr->task->taskgroup);

@@ -41,7 +41,7 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_lock_destroy] = ompt_set_always,
   /* clang's __kmpc_flush; gcc emits __sync_synchronize for flush and calls nothing. */
   [ompt_callback_flush] = ompt_set_sometimes,
-  /* Activated and detected cancellation; not the discarded tasks. */
+  /* Activated and detected cancellation, and discarded tasks. */
   [ompt_callback_cancel] = ompt_set_sometimes,
   /* clang's reductions combined under the lock; gcc combines inline. */
   [ompt_callback_reduction] = ompt_set_sometimes,

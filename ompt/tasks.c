@@ -62,6 +62,14 @@ __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struc
 {
   lite_ompt_task_schedule(prior, ompt_task_switch, t);
   t->ompt_sched_parent = prior;
+  if (!run && t->fn != NULL && lite_ompt_attached()) { /* discarded: its region was cancelled */
+    ompt_callback_cancel_t cancel = LITE_OMPT_CB(ompt_callback_cancel);
+    if (cancel != NULL)
+      cancel(&t->ompt_data,
+             (lite_task_group_cancelled(t) ? ompt_cancel_taskgroup : ompt_cancel_parallel) |
+                 ompt_cancel_discarded_task,
+             NULL);
+  }
   if (run && t->fn != NULL) {
     t->ompt_frame.exit_frame.ptr = __builtin_frame_address(0);
     t->ompt_frame.exit_frame_flags = FRAME_FLAGS;
@@ -73,8 +81,12 @@ __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struc
   struct lite_thread *thr = lite_self();
   bool continues = thr->ompt_part_continues; /* an untied task's part (kmpc/task.c) */
   thr->ompt_part_continues = false;
+  /* A task that ends in a cancelled taskgroup ends cancelled, as LLVM's runtime says it. */
+  ompt_task_status_t status = continues                     ? ompt_task_switch
+                              : lite_task_group_cancelled(t) ? ompt_task_cancel
+                                                             : ompt_task_complete;
   if (!t->detach)
-    lite_ompt_task_schedule(t, continues ? ompt_task_switch : ompt_task_complete, prior);
+    lite_ompt_task_schedule(t, status, prior);
 }
 
 void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int type,
@@ -96,5 +108,7 @@ void lite_ompt_included_end(struct lite_task *e, struct lite_task *parent,
   /* The descriptor that ran it: a real one if it made a task (task.c, promote). */
   struct lite_task *t = e->promoted != NULL ? e->promoted : e;
   t->ompt_frame.exit_frame.ptr = NULL;
+  if (status == ompt_task_complete && lite_task_group_cancelled(t))
+    status = ompt_task_cancel;
   lite_ompt_task_schedule(t, status, parent);
 }
