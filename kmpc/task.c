@@ -531,7 +531,7 @@ KMPC_EXPORT void __kmpc_taskgroup(ident_t *loc, int32_t gtid)
     lite_fatal("out of memory starting a taskgroup");
   g->parent = current_group;
   current_group = g;
-  GOMP_taskgroup_start();
+  lite_taskgroup_start_from(__builtin_return_address(0));
 }
 
 static void combine_items(struct kmpc_taskgroup *g)

@@ -830,6 +830,7 @@ bool lite_task_group_cancelled(const struct lite_task *t);
 /* GOMP_single_start for kmpc/, with its caller's site. */
 bool lite_single_start_from(const void *site);
 void lite_taskgroup_end_from(const void *site);
+void lite_taskgroup_start_from(const void *site);
 
 /* A thread waiting in a barrier runs a ready task of its team, if there is one (so that tasks
    made after it arrived do not all fall to their creator). Returns whether it ran one. */

@@ -1431,8 +1431,14 @@ void lite_taskwait_depend_from(void **depend, const void *site)
    the other threads of the team, or at the next taskwait or barrier. */
 void GOMP_taskyield(void) {}
 
-void GOMP_taskgroup_start(void)
+void GOMP_taskgroup_start(void) { lite_taskgroup_start_from(__builtin_return_address(0)); }
+
+void lite_taskgroup_start_from(const void *site)
 {
+  /* The region begins here, its wait at the end (lite_taskgroup_end_from), as LLVM's runtime
+     dispatches them. */
+  if (lite_ompt_on())
+    lite_ompt_sync_region(ompt_sync_region_taskgroup, ompt_scope_begin, site);
   struct lite_thread *thr = lite_self();
   struct lite_task *cur = lite_current_task(thr);
   /* Its end may wait, and watch the counts of cur's children, which an ephemeral task lacks. */
@@ -1463,13 +1469,14 @@ void lite_taskgroup_end_from(const void *site)
     return;
   struct group_wait wait = {g, cur};
   uint64_t start = lite_prof_taskgroup_begin();
-  /* LLVM dispatches the taskgroup's region at its end, around the wait; so do we. */
   if (lite_ompt_on())
-    lite_ompt_sync(ompt_sync_region_taskgroup, ompt_scope_begin, site);
+    lite_ompt_sync_wait(ompt_sync_region_taskgroup, ompt_scope_begin, site);
   if (!group_done(NULL, &wait))
     wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
-  if (lite_ompt_on())
-    lite_ompt_sync(ompt_sync_region_taskgroup, ompt_scope_end, site);
+  if (lite_ompt_on()) {
+    lite_ompt_sync_wait(ompt_sync_region_taskgroup, ompt_scope_end, site);
+    lite_ompt_sync_region(ompt_sync_region_taskgroup, ompt_scope_end, site);
+  }
   lite_prof_taskgroup_end(site, start);
   cur->taskgroup = g->prev;
   free(g);

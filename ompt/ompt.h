@@ -103,6 +103,11 @@ void lite_ompt_ws_close(ompt_work_t kind, const void *codeptr);
 void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr);
 /* taskwait, taskgroup: the sync region and its wait, begin or end. */
 void lite_ompt_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, const void *codeptr);
+/* One half: the region's events, or its wait's (and the thread's state). */
+void lite_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           const void *codeptr);
+void lite_ompt_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                         const void *codeptr);
 void lite_ompt_reduction(ompt_scope_endpoint_t endpoint, const void *codeptr);
 void lite_ompt_mutex_acquire(ompt_mutex_t kind, unsigned hint, const void *wait_id,
                              const void *codeptr);
