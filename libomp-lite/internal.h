@@ -213,6 +213,9 @@ struct lite_task {
   /* The task its thread was running when it started this one (NULL: its parent), which
      ompt_get_task_info names as its ancestor, as LLVM's runtime does. */
   struct lite_task *ompt_sched_parent;
+  /* A runtime task a tool is not told of: a taskloop's range (taskloop.c), whose grains it sees
+     as tasks of the encountering task. */
+  bool ompt_hidden;
   /* Who still points to it: its completion (or its creator, for an undeferred or included
      task), and each child whose block has not gone yet (so that every ancestor of a live task
      is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the
@@ -318,6 +321,7 @@ struct lite_thread {
      (kmpc/task.c): no task-create, the same data. */
   const ompt_data_t *ompt_resume;
   bool ompt_part_continues; /* the task part that just returned submitted its next part */
+  bool ompt_hide_next;      /* the task being submitted is a taskloop's range (ompt_hidden) */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at

@@ -1033,6 +1033,7 @@ static __attribute__((noinline)) struct lite_task *promote(struct lite_thread *t
     t->ompt_data = e->ompt_data;
     t->ompt_frame = e->ompt_frame;
     t->ompt_type = e->ompt_type;
+    t->ompt_sched_parent = e->ompt_sched_parent;
   }
   e->promoted = t;
   thr->task = t;
@@ -1244,6 +1245,7 @@ static __attribute__((noinline)) void task_create_traced(
   }
   thr->ompt_deps = NULL;
   thr->ompt_resume = NULL;
+  thr->ompt_hide_next = false;
 }
 
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -1326,7 +1328,10 @@ task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long 
     memcpy(t->data, data, (size_t)arg_size);
   if (prepare != NULL)
     prepare(t->data, prepare_arg);
-  if (lite_ompt_on() && thr->ompt_resume != NULL) { /* an untied task's next part */
+  if (lite_ompt_on() && thr->ompt_hide_next) { /* a taskloop's range */
+    t->ompt_hidden = true;
+    thr->ompt_hide_next = false;
+  } else if (lite_ompt_on() && thr->ompt_resume != NULL) { /* an untied task's next part */
     t->ompt_data = *thr->ompt_resume;
     t->ompt_type = ompt_type_of(fn, if_clause, flags, final, solo);
     thr->ompt_resume = NULL;

@@ -212,6 +212,8 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
         thr->task = inc.saved_task;
       if (l->nogroup)
         atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+      if (lite_ompt_on()) /* a tool sees the grains, not the ranges that carry them */
+        thr->ompt_hide_next = true;
       lite_task_create(range_task, &r, NULL, sizeof r, _Alignof(struct range), true, l->flags,
                        NULL, NULL, NULL, NULL, l->priority, l->site);
       offered = true;
@@ -281,7 +283,14 @@ void lite_taskloop_run(struct lite_taskloop *l)
 {
   if (l->nogroup)
     atomic_init(&l->refs, 1);
+  /* Before the run: with nogroup, the last range may free l. */
+  uint64_t ntasks = l->ntasks;
+  const void *site = l->site;
+  if (lite_ompt_on())
+    lite_ompt_work(ompt_work_taskloop, ompt_scope_begin, ntasks, site);
   run_range(l, 0, l->ntasks);
+  if (lite_ompt_on())
+    lite_ompt_work(ompt_work_taskloop, ompt_scope_end, ntasks, site);
   if (l->nogroup)
     loop_unref(l);
 }

@@ -60,8 +60,13 @@ void lite_ompt_task_dependence(struct lite_task *pred, struct lite_task *succ)
 __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struct lite_task *t,
                                                   bool run)
 {
-  lite_ompt_task_schedule(prior, ompt_task_switch, t);
   t->ompt_sched_parent = prior;
+  if (t->ompt_hidden) { /* a taskloop's range: its grains are the tasks (included_begin) */
+    if (run)
+      t->fn(t->data);
+    return;
+  }
+  lite_ompt_task_schedule(prior, ompt_task_switch, t);
   if (!run && t->fn != NULL && lite_ompt_attached()) { /* discarded: its region was cancelled */
     ompt_callback_cancel_t cancel = LITE_OMPT_CB(ompt_callback_cancel);
     if (cancel != NULL)
@@ -89,13 +94,25 @@ __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struc
     lite_ompt_task_schedule(t, status, prior);
 }
 
+/* Whether t is a task the tool is not told of (implicit tasks do not keep the field). */
+static bool hidden(const struct lite_task *t) { return !t->implicit && t->ompt_hidden; }
+
 void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int type,
                               void *exit_frame, const void *codeptr)
 {
   memset(&e->ompt_data, 0, sizeof e->ompt_data);
   memset(&e->ompt_frame, 0, sizeof e->ompt_frame);
-  lite_ompt_task_create(parent, e, type, false, codeptr);
-  lite_ompt_task_schedule(parent, ompt_task_switch, e);
+  /* Inside a taskloop's range (hidden), the grain is a task of the encountering task, and
+     interrupts what the thread ran before the range. */
+  struct lite_task *creator = parent, *prior = parent;
+  if (hidden(parent))
+    prior = parent->ompt_sched_parent;
+  while (hidden(creator))
+    creator = creator->parent;
+  e->ompt_sched_parent = prior;
+  e->ompt_hidden = false;
+  lite_ompt_task_create(creator, e, type, false, codeptr);
+  lite_ompt_task_schedule(prior, ompt_task_switch, e);
   if (exit_frame != NULL) {
     e->ompt_frame.exit_frame.ptr = exit_frame;
     e->ompt_frame.exit_frame_flags = ompt_frame_application | ompt_frame_framepointer;
@@ -110,5 +127,5 @@ void lite_ompt_included_end(struct lite_task *e, struct lite_task *parent,
   t->ompt_frame.exit_frame.ptr = NULL;
   if (status == ompt_task_complete && lite_task_group_cancelled(t))
     status = ompt_task_cancel;
-  lite_ompt_task_schedule(t, status, parent);
+  lite_ompt_task_schedule(t, status, e->ompt_sched_parent != NULL ? e->ompt_sched_parent : parent);
 }
