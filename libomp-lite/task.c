@@ -1198,7 +1198,9 @@ static __attribute__((noinline)) void ompt_dependences(struct lite_thread *thr,
                                                        unsigned ndeps)
 {
   if (thr->ompt_deps != NULL) {
-    lite_ompt_dependences(t, thr->ompt_deps, thr->ompt_ndeps);
+    const ompt_dependence_t *given = thr->ompt_deps;
+    thr->ompt_deps = NULL; /* not for a task the undeferred t may make */
+    lite_ompt_dependences(t, given, thr->ompt_ndeps);
     return;
   }
   ompt_dependence_t small[16] = {{{0}, 0}};
