@@ -50,7 +50,8 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's grains and ranges. */
   [ompt_callback_task_create] = ompt_set_always,
   [ompt_callback_task_schedule] = ompt_set_always,
-  [ompt_callback_dependences] = ompt_set_always,
+  /* Tasks' depend clauses; doacross sink and source of clang's loops, not gcc's. */
+  [ompt_callback_dependences] = ompt_set_sometimes,
   [ompt_callback_task_dependence] = ompt_set_always,
 };
 
