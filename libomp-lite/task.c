@@ -1173,14 +1173,14 @@ static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent
 }
 
 /* The ompt_task_flag_t bits of a task a tool is told of: undeferred as LLVM's runtime says it
-   (an if(0) task, a final one, one made in a team of one; not the throttle's), taskwait for
-   taskwait depend's empty task (fn NULL). */
-static int ompt_type_of(void (*fn)(void *), bool if_clause, unsigned flags, bool final, bool solo)
+   (an if(0) task, one inside a final task, one made in a team of one; not the throttle's, nor
+   a task with a final clause itself), taskwait for taskwait depend's empty task (fn NULL). */
+static int ompt_type_of(void (*fn)(void *), unsigned flags, bool final, bool undeferred)
 {
   if (fn == NULL)
     return ompt_task_taskwait | ompt_task_undeferred | ompt_task_mergeable;
   int type = ompt_task_explicit;
-  if (!if_clause || final || solo)
+  if (undeferred)
     type |= ompt_task_undeferred;
   if (flags & TASK_FLAG_UNTIED)
     type |= ompt_task_untied;
@@ -1335,10 +1335,10 @@ task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long 
     thr->ompt_hide_next = false;
   } else if (lite_ompt_on() && thr->ompt_resume != NULL) { /* an untied task's next part */
     t->ompt_data = *thr->ompt_resume;
-    t->ompt_type = ompt_type_of(fn, if_clause, flags, final, solo);
+    t->ompt_type = ompt_type_of(fn, flags, final, !if_clause || parent->final || solo);
     thr->ompt_resume = NULL;
   } else if (lite_ompt_on()) {
-    lite_ompt_task_create(parent, t, ompt_type_of(fn, if_clause, flags, final, solo), ndeps != 0,
+    lite_ompt_task_create(parent, t, ompt_type_of(fn, flags, final, !if_clause || parent->final || solo), ndeps != 0,
                           site);
     if (ndeps != 0)
       ompt_dependences(thr, t, depend, ndeps);

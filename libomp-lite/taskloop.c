@@ -164,7 +164,7 @@ static int ompt_grain_type(const struct lite_taskloop *l)
 {
   int type = ompt_task_explicit;
   if (l->final)
-    type |= ompt_task_final | ompt_task_undeferred;
+    type |= ompt_task_final;
   if (l->flags & FLAG_UNTIED)
     type |= ompt_task_untied;
   return type;
