@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "loop_common.h"
 #include "kmpc.h"
+#include "ompt/ompt.h"
 
 #include <stdlib.h>
 
@@ -87,20 +88,44 @@ static bool numbers(struct doacross *d, const int64_t *vec)
   return d->ndims > 0;
 }
 
+/* For a tool: the iteration vec names, as a sink or a source of the current task, with the
+   loop's own values (as LLVM's runtime says them). */
+static __attribute__((noinline)) void tool_deps(const struct doacross *d, const int64_t *vec,
+                                               ompt_dependence_type_t type)
+{
+  ompt_dependence_t small[8];
+  ompt_dependence_t *deps = d->ndims <= 8 ? small : malloc(d->ndims * sizeof *deps);
+  if (deps == NULL)
+    lite_fatal("out of memory for a doacross loop's dependences");
+  for (unsigned i = 0; i < d->ndims; i++) {
+    deps[i].variable.value = (uint64_t)vec[i];
+    deps[i].dependence_type = type;
+  }
+  lite_ompt_dependences(lite_current_task(lite_self()), deps, (int)d->ndims);
+  if (deps != small)
+    free(deps);
+}
+
 KMPC_EXPORT void __kmpc_doacross_wait(ident_t *loc, int32_t gtid, const int64_t *vec)
 {
   (void)loc, (void)gtid;
   struct doacross *d = doacross_here();
-  if (numbers(d, vec))
+  if (numbers(d, vec)) {
+    if (lite_ompt_on())
+      tool_deps(d, vec, ompt_dependence_type_sink);
     lite_doacross_wait_in(d->ws, d->counts);
+  }
 }
 
 KMPC_EXPORT void __kmpc_doacross_post(ident_t *loc, int32_t gtid, const int64_t *vec)
 {
   (void)loc, (void)gtid;
   struct doacross *d = doacross_here();
-  if (numbers(d, vec))
+  if (numbers(d, vec)) {
+    if (lite_ompt_on())
+      tool_deps(d, vec, ompt_dependence_type_source);
     lite_doacross_post_in(d->ws, d->counts);
+  }
 }
 
 KMPC_EXPORT void __kmpc_doacross_fini(ident_t *loc, int32_t gtid)

@@ -10,6 +10,7 @@
    private copy per member of the team, combined into the shared item when the taskgroup ends. */
 #include "internal.h"
 #include "kmpc.h"
+#include "ompt/ompt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +88,21 @@ struct kmpc_task {
   _Atomic int refs;             /* its routine's end, and omp_fulfill_event when detachable */
   void *_Atomic event;          /* GOMP_task's event, for a detachable task */
   struct lite_included included; /* task if(0): the task and the state its end puts back */
+  /* A detachable task run by task if(0) (IF0_*): its event is met here, not in task.c. */
+  _Atomic int if0;
+  ompt_data_t ompt_data;        /* its tool data after its body, for a late fulfill's event */
+  /* clang runs an untied task in parts: a part that reaches a scheduling point submits the
+     same task again for the next (the first part does nothing else). Each submission holds a
+     reference; parts counts them, for a tool, which sees one task. */
+  bool submitted;
+  _Atomic unsigned parts;
   bool block;                   /* from lite_task_block_get (else malloc), given back to where */
   struct lite_block_home where;
 };
+
+/* A detachable task if(0): not one (NONE), its body running (RUNNING), its event fulfilled
+   while the body ran (FULFILLED), the body over first (ENDED). */
+enum { IF0_NONE, IF0_RUNNING, IF0_FULFILLED, IF0_ENDED };
 
 #define TASK_OFFSET ((sizeof(struct kmpc_task) + 15) & ~(size_t)15)
 
@@ -129,6 +142,9 @@ static kmp_task_t *task_alloc(int32_t flags, size_t task_size, size_t shareds_si
   h->flags = flags;
   atomic_init(&h->refs, (flags & KMPC_TASK_DETACHABLE) ? 2 : 1);
   atomic_init(&h->event, NULL);
+  atomic_init(&h->if0, IF0_NONE);
+  h->submitted = false;
+  atomic_init(&h->parts, 0);
   kmp_task_t *t = task_of(h);
   memset(t, 0, sizeof *t);
   t->shareds = shareds_size > 0 ? (char *)h + off : NULL;
@@ -184,6 +200,19 @@ struct task_ref {
   struct kmpc_task *task;
 };
 
+/* With a tool attached: the task's exit frame is this function's, the caller of clang's task
+   entry, while it runs (ompt/tasks.c). */
+static __attribute__((noinline)) void call_traced(kmp_routine_entry_t routine, int32_t gtid,
+                                                  kmp_task_t *t)
+{
+  struct lite_task *task = lite_self()->task;
+  task->ompt_frame.exit_frame.ptr = __builtin_frame_address(0);
+  task->ompt_frame.exit_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+  routine(gtid, t);
+  /* After the call, which is then no tail call: the frame stays while the routine runs. */
+  task->ompt_frame.exit_frame.ptr = NULL;
+}
+
 static void run_task(void *arg)
 {
   struct task_ref *ref = arg;
@@ -192,9 +221,20 @@ static void run_task(void *arg)
   int32_t gtid = lite_kmpc_gtid();
   struct kmpc_taskgroup *saved = current_group;
   current_group = h->group;
-  if (t->routine != NULL) /* NULL: an empty task, for its dependences alone */
+  unsigned parts = atomic_load_explicit(&h->parts, memory_order_relaxed);
+  if (t->routine == NULL) /* an empty task, for its dependences alone */
+    ;
+  else if (lite_ompt_on()) {
+    /* An untied task's next part is the same task to the tool (submit). */
+    struct lite_thread *thr = lite_self();
+    h->ompt_data = thr->task->ompt_data;
+    call_traced(t->routine, gtid, t);
+    thr->ompt_part_continues = atomic_load_explicit(&h->parts, memory_order_relaxed) != parts;
+  } else
     t->routine(gtid, t);
-  if (h->flags & KMPC_TASK_DESTRUCTORS)
+  /* The private copies' destructors run after the last part only. */
+  bool continues = atomic_load_explicit(&h->parts, memory_order_relaxed) != parts;
+  if ((h->flags & KMPC_TASK_DESTRUCTORS) && !continues)
     t->data1.destructors(gtid, t);
   current_group = saved;
   task_release(h);
@@ -222,6 +262,16 @@ static void submit(struct kmpc_task *h, bool if_clause, void **depend, const voi
     flags |= GOMP_DETACH;
     detach = (void *)&h->event;
   }
+  /* The next part of an untied task, submitted by the part running: a reference of its own
+     (each part's end drops one; before, the first part's end freed the block the next part
+     was queued with), and to a tool, the same task going on. */
+  if (h->submitted) {
+    atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->parts, 1, memory_order_relaxed);
+    if (lite_ompt_on())
+      lite_self()->ompt_resume = &h->ompt_data;
+  }
+  h->submitted = true;
   lite_task_create(run_task, &ref, NULL, sizeof ref, _Alignof(struct task_ref), if_clause, flags,
                    depend, detach, NULL, NULL, priority, site);
 }
@@ -285,6 +335,34 @@ static void **build_depend(int32_t n1, kmp_depend_info_t *l1, int32_t n2, kmp_de
   return dep;
 }
 
+/* For a tool: the dependences as clang gave them (gcc's array, which task.c reads otherwise,
+   does not tell out from inout), handed to task.c through the thread (struct lite_thread). */
+static ompt_dependence_t *tool_deps(int32_t n1, kmp_depend_info_t *l1, int32_t n2,
+                                    kmp_depend_info_t *l2)
+{
+  size_t n = (size_t)(n1 > 0 ? n1 : 0) + (size_t)(n2 > 0 ? n2 : 0);
+  ompt_dependence_t *deps = malloc((n + 1) * sizeof *deps);
+  if (deps == NULL)
+    lite_fatal("out of memory for a task's dependences");
+  size_t k = 0;
+  for (int list = 0; list < 2; list++) {
+    kmp_depend_info_t *l = list == 0 ? l1 : l2;
+    for (int32_t i = 0; i < (list == 0 ? n1 : n2); i++, k++) {
+      uint8_t f = l[i].flags;
+      deps[k].variable.ptr = (void *)l[i].base_addr;
+      deps[k].dependence_type = (f & DEP_IN) && (f & DEP_OUT) ? ompt_dependence_type_inout
+                                : (f & DEP_OUT)                ? ompt_dependence_type_out
+                                : (f & DEP_IN)                 ? ompt_dependence_type_in
+                                : (f & DEP_MTX) ? ompt_dependence_type_mutexinoutset
+                                                : ompt_dependence_type_inoutset;
+    }
+  }
+  struct lite_thread *thr = lite_self();
+  thr->ompt_deps = deps;
+  thr->ompt_ndeps = (int)n;
+  return deps;
+}
+
 KMPC_EXPORT int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_task_t *new_task,
                                               int32_t ndeps, kmp_depend_info_t *dep_list,
                                               int32_t ndeps_noalias,
@@ -293,8 +371,12 @@ KMPC_EXPORT int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_ta
   (void)loc, (void)gtid;
   void *small[32];
   void **dep = build_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small, 32);
+  ompt_dependence_t *deps = NULL;
+  if (lite_ompt_on() && (uintptr_t)dep[1] > 0)
+    deps = tool_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
   submit(header_of(new_task), true, (uintptr_t)dep[1] > 0 ? dep : NULL,
          __builtin_return_address(0));
+  free(deps);
   if (dep != small)
     free(dep);
   return 0;
@@ -309,8 +391,12 @@ KMPC_EXPORT void __kmpc_omp_wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
   (void)loc, (void)gtid;
   void *small[32];
   void **dep = build_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small, 32);
+  ompt_dependence_t *deps = NULL;
+  if (lite_ompt_on() && (uintptr_t)dep[1] > 0)
+    deps = tool_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
   if ((uintptr_t)dep[1] > 0)
-    GOMP_taskwait_depend(dep);
+    lite_taskwait_depend_from(dep, __builtin_return_address(0));
+  free(deps);
   if (dep != small)
     free(dep);
 }
@@ -322,13 +408,45 @@ KMPC_EXPORT void __kmpc_omp_task_begin_if0(ident_t *loc, int32_t gtid, kmp_task_
 {
   (void)loc, (void)gtid;
   struct kmpc_task *h = header_of(task);
+  if (h->flags & KMPC_TASK_DETACHABLE)
+    atomic_store(&h->if0, IF0_RUNNING);
   lite_task_included_begin(&h->included, (h->flags & KMPC_TASK_FINAL) != 0);
+  if (lite_ompt_on()) {
+    /* clang calls the task's entry from the caller's frame: the task's exit frame, and its
+       creator's enter frame, are the caller's, as LLVM's runtime says them. */
+    struct lite_task *parent = h->included.saved_task;
+    void *caller = *(void **)__builtin_frame_address(0); /* the saved frame pointer */
+    parent->ompt_frame.enter_frame.ptr = caller;
+    parent->ompt_frame.enter_frame_flags = ompt_frame_application | ompt_frame_framepointer;
+    int type = ompt_task_explicit | ompt_task_undeferred;
+    if (h->included.task->final)
+      type |= ompt_task_final;
+    if (!(h->flags & KMPC_TASK_TIED))
+      type |= ompt_task_untied;
+    if (h->flags & KMPC_TASK_MERGED_IF0)
+      type |= ompt_task_mergeable;
+    lite_ompt_included_begin(h->included.task, parent, type, caller,
+                             __builtin_return_address(0));
+  }
 }
 
 KMPC_EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, int32_t gtid, kmp_task_t *task)
 {
   (void)loc, (void)gtid;
   struct kmpc_task *h = header_of(task);
+  /* A detachable task completes when its event is fulfilled too; the thread does not wait
+     for that (undeferred: it waits for the body), as on LLVM's runtime. */
+  ompt_task_status_t status = ompt_task_complete;
+  if (h->flags & KMPC_TASK_DETACHABLE) {
+    h->ompt_data = h->included.task->ompt_data;
+    int running = IF0_RUNNING;
+    if (atomic_compare_exchange_strong(&h->if0, &running, IF0_ENDED))
+      status = ompt_task_detach;
+  }
+  if (lite_ompt_on()) {
+    lite_ompt_included_end(h->included.task, h->included.saved_task, status);
+    h->included.saved_task->ompt_frame.enter_frame.ptr = NULL;
+  }
   lite_task_included_end(&h->included);
   if (h->flags & KMPC_TASK_DESTRUCTORS)
     task->data1.destructors(lite_kmpc_gtid(), task);
@@ -363,15 +481,42 @@ KMPC_EXPORT omp_event_handle_t __kmpc_task_allow_completion_event(ident_t *loc, 
   return (omp_event_handle_t)((uintptr_t)header_of(task) | 1);
 }
 
+/* The event of a detachable task run by task if(0) (__kmpc_omp_task_begin_if0): fulfilled while
+   its body runs (early) or after (late); either way its last reference goes. Before, nothing
+   was ever submitted to GOMP_task for it and omp_fulfill_event waited forever (LLVM's OMPT
+   tests task_early_fulfill and task_late_fulfill hung, with or without a tool). */
+static void fulfill_if0(struct kmpc_task *h)
+{
+  int running = IF0_RUNNING;
+  bool early = atomic_compare_exchange_strong(&h->if0, &running, IF0_FULFILLED);
+  if (lite_ompt_on()) {
+    struct lite_task *t = h->included.task; /* still running, when early */
+    if (early)
+      lite_ompt_task_schedule(t->promoted != NULL ? t->promoted : t, ompt_task_early_fulfill,
+                              NULL);
+    else if (lite_ompt_attached()) {
+      ompt_callback_task_schedule_t cb = LITE_OMPT_CB(ompt_callback_task_schedule);
+      if (cb != NULL)
+        cb(&h->ompt_data, ompt_task_late_fulfill, NULL);
+    }
+  }
+  task_release(h);
+}
+
 void lite_kmpc_fulfill_event(omp_event_handle_t event)
 {
   struct kmpc_task *h = (struct kmpc_task *)((uintptr_t)event & ~(uintptr_t)1);
   void *gomp_event;
   /* Submitted by now, unless another thread got the handle through a shared variable while
      the encountering thread was still between __kmpc_task_allow_completion_event and
-     __kmpc_omp_task: then only for a moment. */
-  while ((gomp_event = atomic_load_explicit(&h->event, memory_order_acquire)) == NULL)
+     __kmpc_omp_task or __kmpc_omp_task_begin_if0: then only for a moment. */
+  while ((gomp_event = atomic_load_explicit(&h->event, memory_order_acquire)) == NULL) {
+    if (atomic_load(&h->if0) != IF0_NONE) {
+      fulfill_if0(h);
+      return;
+    }
     lite_os_yield();
+  }
   omp_fulfill_event((omp_event_handle_t)(uintptr_t)gomp_event);
   task_release(h);
 }
@@ -386,7 +531,7 @@ KMPC_EXPORT void __kmpc_taskgroup(ident_t *loc, int32_t gtid)
     lite_fatal("out of memory starting a taskgroup");
   g->parent = current_group;
   current_group = g;
-  GOMP_taskgroup_start();
+  lite_taskgroup_start_from(__builtin_return_address(0));
 }
 
 static void combine_items(struct kmpc_taskgroup *g)

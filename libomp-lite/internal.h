@@ -209,6 +209,13 @@ struct lite_task {
      tool is attached. */
   ompt_data_t ompt_data;
   ompt_frame_t ompt_frame;
+  int ompt_type;                      /* its ompt_task_flag_t bits, as task-create said them */
+  /* The task its thread was running when it started this one (NULL: its parent), which
+     ompt_get_task_info names as its ancestor, as LLVM's runtime does. */
+  struct lite_task *ompt_sched_parent;
+  /* A runtime task a tool is not told of: a taskloop's range (taskloop.c), whose grains it sees
+     as tasks of the encountering task. */
+  bool ompt_hidden;
   /* Who still points to it: its completion (or its creator, for an undeferred or included
      task), and each child whose block has not gone yet (so that every ancestor of a live task
      is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the
@@ -312,6 +319,15 @@ struct lite_thread {
   unsigned ompt_requested;  /* the team size its next region asks for (0: not said) */
   bool ompt_began;          /* thread-begin was dispatched for it */
   bool ompt_ws_open;        /* a loop or sections construct's work-begin was dispatched */
+  /* The dependences of the task being submitted, as clang's entry point gave them (kmpc/task.c:
+     gcc's array merges out and inout); NULL: read them from gcc's array. */
+  const ompt_dependence_t *ompt_deps;
+  int ompt_ndeps;
+  /* The task being submitted is the next part of a clang untied task whose tool data this is
+     (kmpc/task.c): no task-create, the same data. */
+  const ompt_data_t *ompt_resume;
+  bool ompt_part_continues; /* the task part that just returned submitted its next part */
+  bool ompt_hide_next;      /* the task being submitted is a taskloop's range (ompt_hidden) */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -820,9 +836,14 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
    for the profile; descendants: the taskwait may run any descendant of the waiting task, as
    LLVM's runtime does (task.c, is_descendant_of), not only its children, as libgomp does. */
 void lite_taskwait_from(const void *site, bool descendants);
+/* GOMP_taskwait_depend for kmpc/, with its caller's site. */
+void lite_taskwait_depend_from(void **depend, const void *site);
+/* Whether a taskgroup task t belongs to was cancelled (OMPT: its end's status). */
+bool lite_task_group_cancelled(const struct lite_task *t);
 /* GOMP_single_start for kmpc/, with its caller's site. */
 bool lite_single_start_from(const void *site);
 void lite_taskgroup_end_from(const void *site);
+void lite_taskgroup_start_from(const void *site);
 
 /* A thread waiting in a barrier runs a ready task of its team, if there is one (so that tasks
    made after it arrived do not all fall to their creator). Returns whether it ran one. */

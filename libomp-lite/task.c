@@ -37,7 +37,9 @@
 
 /* gcc's flags argument of GOMP_task and GOMP_taskloop (gomp-constants.h). */
 enum {
+  TASK_FLAG_UNTIED = 1 << 0,
   TASK_FLAG_FINAL = 1 << 1,
+  TASK_FLAG_MERGEABLE = 1 << 2,
   TASK_FLAG_DEPEND = 1 << 3,
   TASK_FLAG_DETACH = 1 << 13,
 };
@@ -219,6 +221,8 @@ static void add_edge(struct lite_task *pred, struct lite_task *succ)
   }
   pred->succ[pred->nsucc++] = succ;
   locked_add(&succ->npred, 1);
+  if (lite_ompt_on())
+    lite_ompt_task_dependence(pred, succ);
 }
 
 /* Per address, a writer follows every earlier reader and writer; a reader follows the last
@@ -567,6 +571,9 @@ static struct lite_task *finish_body(struct lite_thread *thr, struct lite_task *
       set_state(t, LITE_TASK_DETACHED);
       detached = true;
     }
+    /* Under the lock: once it is unlocked, omp_fulfill_event may complete and free t. */
+    if (lite_ompt_on())
+      lite_ompt_task_schedule(t, detached ? ompt_task_detach : ompt_task_complete, thr->task);
     q_unlock(q);
   }
   struct lite_task *next = NULL;
@@ -605,7 +612,9 @@ static void run_body(struct lite_thread *thr, struct lite_task *t)
   struct lite_icv saved_icv = thr->icv;
   thr->task = t;
   thr->icv = t->icv;
-  if (t->fn != NULL && !discarded(thr, t)) {
+  if (lite_ompt_on()) /* the body under the tool's eyes; no profile row then */
+    lite_ompt_task_run(saved_task, t, !discarded(thr, t));
+  else if (t->fn != NULL && !discarded(thr, t)) {
     if (lite_prof_on())
       run_fn_profiled(thr, t);
     else
@@ -1031,6 +1040,12 @@ static __attribute__((noinline)) struct lite_task *promote(struct lite_thread *t
   t->state = LITE_TASK_RUNNING;
   t->creator_owns = true;
   t->origin = e;
+  if (lite_ompt_on()) { /* what a tool was told of e (lite_ompt_included_begin) goes with it */
+    t->ompt_data = e->ompt_data;
+    t->ompt_frame = e->ompt_frame;
+    t->ompt_type = e->ompt_type;
+    t->ompt_sched_parent = e->ompt_sched_parent;
+  }
   e->promoted = t;
   thr->task = t;
   return t;
@@ -1178,10 +1193,101 @@ static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent
           in_cancelled_group(parent->taskgroup));
 }
 
+/* The ompt_task_flag_t bits of a task a tool is told of: undeferred as LLVM's runtime says it
+   (an if(0) task, one inside a final task, one made in a team of one; not the throttle's, nor
+   a task with a final clause itself), taskwait for taskwait depend's empty task (fn NULL). */
+static int ompt_type_of(void (*fn)(void *), unsigned flags, bool final, bool undeferred)
+{
+  if (fn == NULL)
+    return ompt_task_taskwait | ompt_task_undeferred | ompt_task_mergeable;
+  int type = ompt_task_explicit;
+  if (undeferred)
+    type |= ompt_task_undeferred;
+  if (flags & TASK_FLAG_UNTIED)
+    type |= ompt_task_untied;
+  if (final)
+    type |= ompt_task_final;
+  if (flags & TASK_FLAG_MERGEABLE)
+    type |= ompt_task_mergeable;
+  return type;
+}
+
+/* The dependences of t for a tool: as clang's entry point gave them (thr->ompt_deps), else
+   from gcc's array, whose out covers inout (reported as inout, the kind that orders most). */
+static __attribute__((noinline)) void ompt_dependences(struct lite_thread *thr,
+                                                       struct lite_task *t, void **depend,
+                                                       unsigned ndeps)
+{
+  if (thr->ompt_deps != NULL) {
+    const ompt_dependence_t *given = thr->ompt_deps;
+    thr->ompt_deps = NULL; /* not for a task the undeferred t may make */
+    lite_ompt_dependences(t, given, thr->ompt_ndeps);
+    return;
+  }
+  ompt_dependence_t small[16] = {{{0}, 0}};
+  ompt_dependence_t *deps = ndeps <= 16 ? small : malloc(ndeps * sizeof *deps);
+  if (deps == NULL)
+    lite_fatal("out of memory for a task's dependences");
+  for (unsigned i = 0; i < ndeps; i++) {
+    struct dep d = dep_at(depend, i);
+    deps[i].variable.ptr = d.addr;
+    deps[i].dependence_type = d.kind == DEPEND_IN    ? ompt_dependence_type_in
+                              : d.kind == DEPEND_OUT ? ompt_dependence_type_inout
+                              : d.kind == DEPEND_INOUT ? ompt_dependence_type_inout
+                                                       : ompt_dependence_type_mutexinoutset;
+  }
+  lite_ompt_dependences(t, deps, (int)ndeps);
+  if (deps != small)
+    free(deps);
+}
+
+static inline __attribute__((always_inline)) void
+task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+            long arg_align, bool if_clause, unsigned flags, void **depend, void *detach,
+            void (*prepare)(void *, void *), void *prepare_arg, int priority, const void *site);
+
+/* With a tool attached: the creating task's enter frame is this call's while it is inside
+   (the task-create event, and an undeferred task's body run from here). */
+static __attribute__((noinline)) void task_create_traced(
+    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+    long arg_align, bool if_clause, unsigned flags, void **depend, void *detach,
+    void (*prepare)(void *, void *), void *prepare_arg, int priority, const void *site)
+{
+  struct lite_thread *thr = lite_self();
+  struct lite_task *parent = lite_current_task(thr);
+  bool mine = parent->ompt_frame.enter_frame.ptr == NULL;
+  if (mine) {
+    parent->ompt_frame.enter_frame.ptr = __builtin_frame_address(0);
+    parent->ompt_frame.enter_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+  }
+  task_create(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, prepare,
+              prepare_arg, priority, site);
+  if (mine) {
+    parent->ompt_frame.enter_frame.ptr = NULL;
+    thr->task->ompt_frame.enter_frame.ptr = NULL; /* parent promoted meanwhile */
+  }
+  thr->ompt_deps = NULL;
+  thr->ompt_resume = NULL;
+  thr->ompt_hide_next = false;
+}
+
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                       long arg_size, long arg_align, bool if_clause, unsigned flags,
                       void **depend, void *detach, void (*prepare)(void *, void *),
                       void *prepare_arg, int priority, const void *site)
+{
+  if (lite_ompt_on())
+    task_create_traced(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach,
+                       prepare, prepare_arg, priority, site);
+  else
+    task_create(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, prepare,
+                prepare_arg, priority, site);
+}
+
+static inline __attribute__((always_inline)) void
+task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+            long arg_align, bool if_clause, unsigned flags, void **depend, void *detach,
+            void (*prepare)(void *, void *), void *prepare_arg, int priority, const void *site)
 {
   struct lite_thread *thr = lite_self();
   struct lite_task *parent = lite_current_task(thr);
@@ -1196,7 +1302,9 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
   if (!undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) &&
       runs_at_once(thr, parent, if_clause))
     undeferred = true;
-  if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && prepare == NULL) {
+  /* With a tool attached, a real descriptor: its data stays put for the tool (ompt/tasks.c). */
+  if (undeferred && ndeps == 0 && !(flags & TASK_FLAG_DETACH) && prepare == NULL &&
+      !lite_ompt_on()) {
     if (cpyfn == NULL)
       run_included(thr, parent, fn, data, final, site);
     else
@@ -1243,6 +1351,19 @@ void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     memcpy(t->data, data, (size_t)arg_size);
   if (prepare != NULL)
     prepare(t->data, prepare_arg);
+  if (lite_ompt_on() && thr->ompt_hide_next) { /* a taskloop's range */
+    t->ompt_hidden = true;
+    thr->ompt_hide_next = false;
+  } else if (lite_ompt_on() && thr->ompt_resume != NULL) { /* an untied task's next part */
+    t->ompt_data = *thr->ompt_resume;
+    t->ompt_type = ompt_type_of(fn, flags, final, !if_clause || parent->final || solo);
+    thr->ompt_resume = NULL;
+  } else if (lite_ompt_on()) {
+    lite_ompt_task_create(parent, t, ompt_type_of(fn, flags, final, !if_clause || parent->final || solo), ndeps != 0,
+                          site);
+    if (ndeps != 0)
+      ompt_dependences(thr, t, depend, ndeps);
+  }
   enter_task(q, mine, parent, t);
   bool no_pred = true;
   if (ndeps != 0) {
@@ -1277,7 +1398,8 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
   struct lite_thread *thr = lite_self_tls;
   struct lite_task *parent = thr != NULL ? thr->task : NULL;
   if (parent != NULL && !(flags & (TASK_FLAG_DEPEND | TASK_FLAG_DETACH)) && cpyfn == NULL &&
-      !lite_env.cancellation && !lite_prof_on() && runs_at_once(thr, parent, if_clause)) {
+      !lite_env.cancellation && !lite_prof_on() && !lite_ompt_on() &&
+      runs_at_once(thr, parent, if_clause)) {
     run_included(thr, parent, fn, data, (flags & TASK_FLAG_FINAL) || parent->final, NULL);
     return;
   }
@@ -1322,7 +1444,11 @@ void GOMP_taskwait(void) { lite_taskwait_from(__builtin_return_address(0), false
    undeferred task with those dependences. */
 void GOMP_taskwait_depend(void **depend)
 {
-  const void *site = __builtin_return_address(0);
+  lite_taskwait_depend_from(depend, __builtin_return_address(0));
+}
+
+void lite_taskwait_depend_from(void **depend, const void *site)
+{
   uint64_t start = lite_prof_taskwait_begin();
   lite_task_create(NULL, NULL, NULL, 0, 1, false, TASK_FLAG_DEPEND, depend, NULL, NULL, NULL, 0,
                    site);
@@ -1333,8 +1459,14 @@ void GOMP_taskwait_depend(void **depend)
    the other threads of the team, or at the next taskwait or barrier. */
 void GOMP_taskyield(void) {}
 
-void GOMP_taskgroup_start(void)
+void GOMP_taskgroup_start(void) { lite_taskgroup_start_from(__builtin_return_address(0)); }
+
+void lite_taskgroup_start_from(const void *site)
 {
+  /* The region begins here, its wait at the end (lite_taskgroup_end_from), as LLVM's runtime
+     dispatches them. */
+  if (lite_ompt_on())
+    lite_ompt_sync_region(ompt_sync_region_taskgroup, ompt_scope_begin, site);
   struct lite_thread *thr = lite_self();
   struct lite_task *cur = lite_current_task(thr);
   /* Its end may wait, and watch the counts of cur's children, which an ephemeral task lacks. */
@@ -1365,16 +1497,22 @@ void lite_taskgroup_end_from(const void *site)
     return;
   struct group_wait wait = {g, cur};
   uint64_t start = lite_prof_taskgroup_begin();
-  /* LLVM dispatches the taskgroup's region at its end, around the wait; so do we. */
   if (lite_ompt_on())
-    lite_ompt_sync(ompt_sync_region_taskgroup, ompt_scope_begin, site);
+    lite_ompt_sync_wait(ompt_sync_region_taskgroup, ompt_scope_begin, site);
   if (!group_done(NULL, &wait))
     wait_until(thr, lite_tasks_of(thr), &taskgroup_rule, &wait);
-  if (lite_ompt_on())
-    lite_ompt_sync(ompt_sync_region_taskgroup, ompt_scope_end, site);
+  if (lite_ompt_on()) {
+    lite_ompt_sync_wait(ompt_sync_region_taskgroup, ompt_scope_end, site);
+    lite_ompt_sync_region(ompt_sync_region_taskgroup, ompt_scope_end, site);
+  }
   lite_prof_taskgroup_end(site, start);
   cur->taskgroup = g->prev;
   free(g);
+}
+
+bool lite_task_group_cancelled(const struct lite_task *t)
+{
+  return lite_env.cancellation && in_cancelled_group(t->group);
 }
 
 bool lite_taskgroup_cancelled(struct lite_thread *thr)
@@ -1409,6 +1547,9 @@ void omp_fulfill_event(omp_event_handle_t event)
   if (t->fulfilled)
     lite_fatal("omp_fulfill_event: the event was fulfilled already");
   t->fulfilled = true;
+  if (lite_ompt_on())
+    lite_ompt_task_schedule(t, state_of(t) == LITE_TASK_DETACHED ? ompt_task_late_fulfill
+                                                                 : ompt_task_early_fulfill, NULL);
   if (state_of(t) == LITE_TASK_DETACHED)
     complete(q, t, me, NULL);
   /* Under the lock, unlike elsewhere: when this thread is not a member of t's team, the team may

@@ -19,6 +19,7 @@
    ends at the loop's own end) and in_reduction hold as before. */
 #include "internal.h"
 #include "task_queue.h"
+#include "ompt/ompt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,17 @@ static bool cancelled(struct lite_thread *thr)
    blocks are a few words: the bounds, and a pointer or value per variable). */
 #define COPY_ON_STACK 512
 
+/* A grain's ompt_task_flag_t bits: explicit, as LLVM's runtime says a taskloop's tasks. */
+static int ompt_grain_type(const struct lite_taskloop *l)
+{
+  int type = ompt_task_explicit;
+  if (l->final)
+    type |= ompt_task_final;
+  if (l->flags & FLAG_UNTIED)
+    type |= ompt_task_untied;
+  return type;
+}
+
 /* Runs tasks [lo, hi) of l on this thread, one after another, each an included task (its own
    descriptor, ICVs and final flag; the one descriptor serves every task that made no task of its
    own, since nothing can point to it then), offering the upper half of what is left as a range
@@ -200,6 +212,8 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
         thr->task = inc.saved_task;
       if (l->nogroup)
         atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+      if (lite_ompt_on()) /* a tool sees the grains, not the ranges that carry them */
+        thr->ompt_hide_next = true;
       lite_task_create(range_task, &r, NULL, sizeof r, _Alignof(struct range), true, l->flags,
                        NULL, NULL, NULL, NULL, l->priority, l->site);
       offered = true;
@@ -212,6 +226,8 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
       lite_task_included_begin(&inc, l->final);
       open = true;
     }
+    if (lite_ompt_on())
+      lite_ompt_included_begin(inc.task, inc.saved_task, ompt_grain_type(l), NULL, l->site);
     bool last = k + 1 == ntasks;
     uint64_t count = last ? l->n - first : base + (k < extra);
     if (gcc) {
@@ -232,7 +248,9 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
        changed an ICV ends here, which puts the ICVs back: the next grain gets another. While
        the descriptor stays open the thread's ICVs are the encountering task's, which the next
        grain and a range offered in between both start from. */
-    if (inc.task->promoted != NULL || inc.task->icv_saved) {
+    if (inc.task->promoted != NULL || inc.task->icv_saved || lite_ompt_on()) {
+      if (lite_ompt_on()) /* a tool sees each grain as the task it is */
+        lite_ompt_included_end(inc.task, inc.saved_task, ompt_task_complete);
       lite_task_included_end(&inc);
       open = false;
     }
@@ -265,7 +283,14 @@ void lite_taskloop_run(struct lite_taskloop *l)
 {
   if (l->nogroup)
     atomic_init(&l->refs, 1);
+  /* Before the run: with nogroup, the last range may free l. */
+  uint64_t ntasks = l->ntasks;
+  const void *site = l->site;
+  if (lite_ompt_on())
+    lite_ompt_work(ompt_work_taskloop, ompt_scope_begin, ntasks, site);
   run_range(l, 0, l->ntasks);
+  if (lite_ompt_on())
+    lite_ompt_work(ompt_work_taskloop, ompt_scope_end, ntasks, site);
   if (l->nogroup)
     loop_unref(l);
 }

@@ -104,6 +104,35 @@ void lite_ompt_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, con
   }
 }
 
+/* One half of a sync region's events, for a construct whose region and wait begin at different
+   places (taskgroup: the region at its start, the wait at its end). */
+void lite_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           const void *codeptr)
+{
+  if (!lite_ompt_ready())
+    return;
+  ompt_callback_sync_region_t cb = LITE_OMPT_CB(ompt_callback_sync_region);
+  if (cb == NULL)
+    return;
+  struct lite_thread *thr = lite_self();
+  cb(kind, endpoint, region_of(thr), &lite_current_task(thr)->ompt_data, codeptr);
+}
+
+void lite_ompt_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                         const void *codeptr)
+{
+  if (!lite_ompt_ready())
+    return;
+  struct lite_thread *thr = lite_self();
+  thr->ompt_state = endpoint == ompt_scope_begin ? ompt_state_wait_taskgroup
+                    : thr->team != NULL          ? ompt_state_work_parallel
+                                                 : ompt_state_work_serial;
+  ompt_callback_sync_region_t cb =
+      (ompt_callback_sync_region_t)lite_ompt_callbacks[ompt_callback_sync_region_wait];
+  if (cb != NULL)
+    cb(kind, endpoint, region_of(thr), &lite_current_task(thr)->ompt_data, codeptr);
+}
+
 void lite_ompt_reduction(ompt_scope_endpoint_t endpoint, const void *codeptr)
 {
   if (!lite_ompt_ready())

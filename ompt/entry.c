@@ -28,7 +28,8 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_control_tool] = ompt_set_always,
   /* Loops the runtime starts (gcc: every schedule but static, which gcc splits inline; clang:
      every loop) and sections; single from clang's entry points only (gcc calls none at the
-     executor's end); not the loop of gcc's combined parallel loops, not taskloop or scope. */
+     executor's end); taskloop (count: its tasks); not the loop of gcc's combined parallel
+     loops, not scope. */
   [ompt_callback_work] = ompt_set_sometimes,
   /* clang's master and masked; gcc calls no runtime entry for them. */
   [ompt_callback_masked] = ompt_set_sometimes,
@@ -43,11 +44,17 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_lock_destroy] = ompt_set_always,
   /* clang's __kmpc_flush; gcc emits __sync_synchronize for flush and calls nothing. */
   [ompt_callback_flush] = ompt_set_sometimes,
-  /* Activated and detected cancellation; not the discarded tasks. */
+  /* Activated and detected cancellation, and discarded tasks. */
   [ompt_callback_cancel] = ompt_set_sometimes,
   /* clang's reductions combined under the lock; gcc combines inline. */
   [ompt_callback_reduction] = ompt_set_sometimes,
   [ompt_callback_error] = ompt_set_always,
+  /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's grains and ranges. */
+  [ompt_callback_task_create] = ompt_set_always,
+  [ompt_callback_task_schedule] = ompt_set_always,
+  /* Tasks' depend clauses; doacross sink and source of clang's loops, not gcc's. */
+  [ompt_callback_dependences] = ompt_set_sometimes,
+  [ompt_callback_task_dependence] = ompt_set_always,
 };
 
 /* ------------------------------------------------------------------------------ callbacks */
@@ -172,7 +179,7 @@ static bool find_task(struct lite_thread *thr, int level, struct task_at *at)
   for (; level > 0; level--) {
     struct lite_task *t = at->task;
     if (!t->implicit && t->parent != NULL) {
-      at->task = t->parent;
+      at->task = t->ompt_sched_parent != NULL ? t->ompt_sched_parent : t->parent;
       continue;
     }
     struct lite_team *team = at->team;
@@ -196,11 +203,10 @@ static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_fr
     return 0;
   struct lite_task *t = at.task;
   bool initial = t->implicit && at.team == NULL;
-  if (flags != NULL) {
-    *flags = initial ? ompt_task_initial : t->implicit ? ompt_task_implicit : ompt_task_explicit;
-    if (!t->implicit && t->final)
-      *flags |= ompt_task_final;
-  }
+  if (flags != NULL) /* an implicit task is undeferred, as LLVM's runtime says */
+    *flags = initial      ? ompt_task_initial
+             : t->implicit ? ompt_task_implicit | ompt_task_undeferred
+                           : t->ompt_type;
   if (task_data != NULL)
     *task_data = &t->ompt_data;
   if (task_frame != NULL)

@@ -5,4 +5,5 @@ libomp_lite_internal_la_SOURCES += \
 	ompt/start.c \
 	ompt/entry.c \
 	ompt/events.c \
-	ompt/constructs.c
+	ompt/constructs.c \
+	ompt/tasks.c

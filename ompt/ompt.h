@@ -103,6 +103,11 @@ void lite_ompt_ws_close(ompt_work_t kind, const void *codeptr);
 void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr);
 /* taskwait, taskgroup: the sync region and its wait, begin or end. */
 void lite_ompt_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, const void *codeptr);
+/* One half: the region's events, or its wait's (and the thread's state). */
+void lite_ompt_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           const void *codeptr);
+void lite_ompt_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                         const void *codeptr);
 void lite_ompt_reduction(ompt_scope_endpoint_t endpoint, const void *codeptr);
 void lite_ompt_mutex_acquire(ompt_mutex_t kind, unsigned hint, const void *wait_id,
                              const void *codeptr);
@@ -120,6 +125,27 @@ void lite_ompt_mutex_lock(ompt_mutex_t kind, _Atomic uint32_t *word, unsigned hi
 void lite_ompt_flush(const void *codeptr);
 void lite_ompt_cancel(int flags, const void *codeptr);
 void lite_ompt_error(bool fatal, const char *message, size_t length, const void *codeptr);
+
+/* tasks.c: the task events. task-create for t, made by parent (type: ompt_task_flag_t bits,
+   kept in t for ompt_get_task_info); codeptr: the user's return address. */
+void lite_ompt_task_create(struct lite_task *parent, struct lite_task *t, int type,
+                           bool has_deps, const void *codeptr);
+void lite_ompt_task_schedule(struct lite_task *prior, ompt_task_status_t status,
+                             struct lite_task *next);
+void lite_ompt_dependences(struct lite_task *t, const ompt_dependence_t *deps, int n);
+/* succ may start only after pred completes. */
+void lite_ompt_task_dependence(struct lite_task *pred, struct lite_task *succ);
+/* Runs t's body (unless !run: discarded) as the current task, prior the task it interrupts:
+   switch, the body with t's exit frame set to this call's frame, complete (not for a
+   detachable task, whose end task.c says). */
+void lite_ompt_task_run(struct lite_task *prior, struct lite_task *t, bool run);
+/* An included task on its creator's thread (clang's if(0), a taskloop's grain), e: its
+   descriptor, the current task between the two: task-create and the switch to it; the end.
+   exit_frame: the user's frame that calls its body, or NULL. */
+void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int type,
+                              void *exit_frame, const void *codeptr);
+void lite_ompt_included_end(struct lite_task *e, struct lite_task *parent,
+                            ompt_task_status_t status);
 
 /* omp_control_tool's work. */
 int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr);

@@ -457,6 +457,54 @@ static void check_tasks(void)
         LITE_EXPECT(fulfilled == 1, "detached task did not run");
     }
 
+    /* task detach if(0), its event fulfilled inside (early) and by a later task (late): clang
+       runs it through __kmpc_omp_task_begin_if0, and omp_fulfill_event used to wait forever for
+       a submission that never came. */
+    int early = 0, late = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+        omp_event_handle_t ev1, ev2;
+#pragma omp task detach(ev1) if(0) shared(early)
+        {
+            early = 1;
+            omp_fulfill_event(ev1);
+        }
+#pragma omp task detach(ev2) if(0) shared(late)
+        late = 1;
+#pragma omp task firstprivate(ev2)
+        omp_fulfill_event(ev2);
+#pragma omp taskwait
+        LITE_EXPECT(early == 1 && late == 1, "detach if(0): early %d, late %d", early, late);
+    }
+
+    /* Untied tasks run in parts (clang submits the task again at each scheduling point); each
+       part's copy of the private data must live until the last part. */
+    int untied_sum = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    for (int k = 0; k < 50; k++) {
+        int priv[8];
+        for (int i = 0; i < 8; i++)
+            priv[i] = k + i;
+#pragma omp task untied firstprivate(priv) shared(untied_sum)
+        {
+            int s = 0;
+            for (int i = 0; i < 8; i++)
+                s += priv[i];
+#pragma omp taskyield
+#pragma omp task shared(s)
+            s += 0;
+#pragma omp taskwait
+            for (int i = 0; i < 8; i++)
+                s += priv[i];
+#pragma omp atomic
+            untied_sum += s;
+        }
+    }
+    LITE_EXPECT(untied_sum == 2 * (8 * (49 * 50 / 2) + 50 * 28), "untied parts: sum %d, expected %d",
+                untied_sum, 2 * (8 * (49 * 50 / 2) + 50 * 28));
+
     long tl_sum = 0;
 #pragma omp parallel num_threads(3)
 #pragma omp single
