@@ -26,9 +26,9 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_sync_region] = ompt_set_sometimes,
   [ompt_callback_sync_region_wait] = ompt_set_sometimes,
   [ompt_callback_control_tool] = ompt_set_always,
-  /* Loops the runtime starts (gcc: every schedule but static, which gcc splits inline; clang:
-     every loop) and sections; single from clang's entry points only (gcc calls none at the
-     executor's end); not the loop of gcc's combined parallel loops, not taskloop or scope. */
+  /* Loops the runtime starts (gcc: every schedule but static, which gcc splits inline, and
+     the combined parallel loops; clang: every loop) and sections; single from clang's entry
+     points only (gcc calls none at the executor's end); not taskloop or scope. */
   [ompt_callback_work] = ompt_set_sometimes,
   /* clang's master and masked; gcc calls no runtime entry for them. */
   [ompt_callback_masked] = ompt_set_sometimes,
