@@ -343,7 +343,9 @@ static int get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t
 
 static int get_num_devices(void) { return 0; }
 
-static void finalize_tool(void) { lite_ompt_finalize(); }
+/* Called by the program: as LLVM's libomp, which shuts the runtime down there, the calling
+   root thread's end events (if it is outside any region) come before the tool's finalize. */
+static void finalize_tool(void) { lite_ompt_finish(); }
 
 /* ------------------------------------------------------------------------------ lookup */
 

@@ -126,6 +126,7 @@ void lite_ompt_cancel(int flags, const void *codeptr);
 void lite_ompt_error(bool fatal, const char *message, size_t length, const void *codeptr);
 
 /* omp_control_tool's work. */
-int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr);
+int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr,
+                           void *enter);
 
 #endif
