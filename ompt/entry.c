@@ -45,7 +45,9 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_flush] = ompt_set_sometimes,
   /* Activated and detected cancellation; not the discarded tasks. */
   [ompt_callback_cancel] = ompt_set_sometimes,
-  /* clang's reductions combined under the lock; gcc combines inline. */
+  /* clang's reductions: a team of one's, and every thread's combine under the lock (a tool
+     that registers this callback gets that method even where clang offers atomics); gcc's
+     reductions combine inline, out of the runtime's sight. */
   [ompt_callback_reduction] = ompt_set_sometimes,
   [ompt_callback_error] = ompt_set_always,
 };
@@ -91,8 +93,11 @@ static int get_state(ompt_wait_id_t *wait_id)
   struct lite_thread *thr = lite_self_tls;
   if (!lite_ompt_on())
     return ompt_state_work_serial;
+  /* A thread the runtime does not know (one the program made and that never called in): as
+     LLVM's libomp, whose answer tools and LLVM's tests expect, work_serial, where OpenMP 5.1
+     would allow ompt_state_undefined. */
   if (thr == NULL)
-    return ompt_state_undefined;
+    return ompt_state_work_serial;
   if (wait_id != NULL)
     *wait_id = thr->ompt_wait_id;
   return thr->ompt_state;
