@@ -322,9 +322,10 @@ static unsigned long long chunk_last(const struct dispatch *d, unsigned long lon
 }
 
 /* The next chunk, inclusive, on the GOMP side's values; false when the loop is done for the
-   calling thread, which then leaves it. */
+   calling thread, which then leaves it: the tool's loop-end then has the return address of the
+   program's last __kmpc_dispatch_next (codeptr), as LLVM gives, not one inside the runtime. */
 static bool dispatch_next(struct dispatch *d, int32_t *plast, unsigned long long *lb,
-                          unsigned long long *ub)
+                          unsigned long long *ub, const void *codeptr)
 {
   bool got;
   unsigned long long s, e;
@@ -341,7 +342,10 @@ static bool dispatch_next(struct dispatch *d, int32_t *plast, unsigned long long
   }
   d->started = true;
   if (!got) {
-    GOMP_loop_end_nowait();
+    if (lite_ompt_on())
+      lite_ompt_ws_end(ompt_work_loop, 0, codeptr);
+    else
+      GOMP_loop_end_nowait();
     return false;
   }
   *lb = s;
@@ -394,7 +398,7 @@ KMPC_EXPORT void __kmpc_dispatch_init_8u(ident_t *loc, int32_t gtid, int32_t sch
     (void)loc, (void)gtid;                                                                    \
     struct dispatch *d = dispatch_here();                                                     \
     unsigned long long lb, ub;                                                                \
-    if (!dispatch_next(d, plast, &lb, &ub))                                                   \
+    if (!dispatch_next(d, plast, &lb, &ub, __builtin_return_address(0)))                      \
       return 0;                                                                               \
     *plb = (T)from_gomp(lb);                                                                  \
     *pub = (T)from_gomp(ub);                                                                  \

@@ -59,6 +59,19 @@ KMPC_EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microta
 
 static void nothing(void *arg) { (void)arg; }
 
+/* The serialized region with a tool: it comes from the program's call (codeptr), the
+   encountering task's enter frame and the new implicit task's exit frame are the entry point's
+   frame (entry), as in LLVM's libomp: the body runs in the caller's next call, below it. */
+static __attribute__((noinline, cold)) void serialized_ompt(const void *codeptr, void *entry)
+{
+  struct lite_thread *thr = lite_self();
+  lite_ompt_fork_from(thr, codeptr, entry, 1);
+  GOMP_parallel_start(nothing, NULL, 1);
+  ompt_frame_t *frame = &lite_current_task(thr)->ompt_frame;
+  frame->exit_frame.ptr = entry;
+  frame->exit_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+}
+
 /* parallel if(false): a team of one, whose body the caller runs between the two calls. */
 KMPC_EXPORT void __kmpc_serialized_parallel(ident_t *loc, int32_t global_tid)
 {
@@ -66,7 +79,10 @@ KMPC_EXPORT void __kmpc_serialized_parallel(ident_t *loc, int32_t global_tid)
   struct lite_kmpc_push *push = lite_kmpc_pushed();
   push->num_threads = 0;
   push->proc_bind = 0;
-  GOMP_parallel_start(nothing, NULL, 1);
+  if (lite_ompt_on())
+    serialized_ompt(__builtin_return_address(0), __builtin_frame_address(0));
+  else
+    GOMP_parallel_start(nothing, NULL, 1);
 }
 
 KMPC_EXPORT void __kmpc_end_serialized_parallel(ident_t *loc, int32_t global_tid)

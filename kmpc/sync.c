@@ -190,17 +190,29 @@ KMPC_EXPORT void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size,
 /* The method the calling thread got at its last __kmpc_reduce (its end needs it). */
 static LITE_THREAD_LOCAL int32_t reduce_method;
 
-/* With a tool, a reduction combined under the lock is a reduction region (begin here, end
-   at its end call); the atomic method has no end call for the nowait form, and no event. */
+/* Whether a tool takes the reduction events: it then gets the lock method even where clang
+   offers the atomic one, as an atomic combine has no end call to mark the region's end (the
+   nowait form) and the tool would see no reduction at all; LLVM's libomp reports its tree
+   method's combines, which the atomic method here stands for. A team of one (no lock) is a
+   reduction region as well. A tool without the callback keeps the atomic method. */
+static bool reduction_seen(void)
+{
+  return lite_ompt_on() && lite_ompt_callbacks[ompt_callback_reduction] != NULL;
+}
+
+/* With a tool, a reduction combined under the lock or alone is a reduction region (begin
+   here, end at its end call). */
 static int32_t reduce_begin(ident_t *loc, int32_t gtid, kmp_critical_name *lck,
                             const void *codeptr)
 {
   struct lite_team *team = lite_self()->team;
-  if (team == NULL || team->nthreads == 1)
+  if (team == NULL || team->nthreads == 1) {
     reduce_method = 0;
-  else if (loc != NULL && (loc->flags & KMPC_IDENT_ATOMIC_REDUCE))
+    if (lite_ompt_on())
+      lite_ompt_reduction(ompt_scope_begin, codeptr);
+  } else if (loc != NULL && (loc->flags & KMPC_IDENT_ATOMIC_REDUCE) && !reduction_seen()) {
     reduce_method = 2;
-  else {
+  } else {
     if (lite_ompt_on()) {
       lite_ompt_reduction(ompt_scope_begin, codeptr);
       atomic_thread_fence(memory_order_release);
@@ -222,6 +234,8 @@ static void reduce_end(ident_t *loc, int32_t gtid, kmp_critical_name *lck, const
     } else {
       __kmpc_end_critical(loc, gtid, lck);
     }
+  } else if (reduce_method == 0 && lite_ompt_on()) {
+    lite_ompt_reduction(ompt_scope_end, codeptr);
   }
 }
 

@@ -687,6 +687,9 @@ struct lite_ws {
                                            fetch-and-add hands out chunks */
   bool fast_add;                        /* DYNAMIC, add_ok and not ordered: the entry points
                                            hand out chunks inline (lite_sched_next_dynamic) */
+  unsigned char combined_work;          /* a combined construct's entry, set up in the fork:
+                                           its ompt_work_t, for the members' work-begin (a
+                                           stale value elsewhere, read only there) */
   unsigned nthreads;
   uint64_t count, chunk, start, incr, end;
   void *mem;                            /* GOMP_loop_start's shared scratch memory */

@@ -433,14 +433,16 @@ static inline int legacy_test(struct lite_legacy_nest_lock *lock)
 
 /* ---------------------------------------------------------------- nest locks with a tool */
 
-/* Both layouts: the first acquisition is a mutex's (acquire, acquired), a nested one the nest
-   lock's scope begin; the last release is the mutex's, an inner one the scope's end. owned:
+/* Both layouts: every set begins with the mutex's acquire (as LLVM's libomp and its OMPT tests
+   have it: the caller cannot know it will not wait); the first acquisition then ends as a
+   mutex's (acquired), a nested one as the nest lock's scope begin; the last release is the mutex's, an inner one the scope's end. owned:
    whether the calling task held it before; count: its count after the operation. */
 static void nest_set_events(const void *lock, bool owned, const void *codeptr)
 {
-  if (owned)
+  if (owned) {
+    lite_ompt_mutex_abandon(); /* the thread did not wait: working again */
     lite_ompt_nest_lock(ompt_scope_begin, lock, codeptr);
-  else
+  } else
     lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_nest_lock, lock, codeptr);
 }
 
@@ -461,8 +463,7 @@ static __attribute__((noinline, cold)) int nest_ompt(int op, omp_nest_lock_t *lo
   bool owned = atomic_load_explicit(&l->owner, memory_order_relaxed) == nest_lock_owner_id();
   switch (op) {
   case 0:
-    if (!owned)
-      lite_ompt_mutex_acquire(ompt_mutex_nest_lock, omp_sync_hint_none, lock, codeptr);
+    lite_ompt_mutex_acquire(ompt_mutex_nest_lock, omp_sync_hint_none, lock, codeptr);
     nest_lock_set(lock);
     nest_set_events(lock, owned, codeptr);
     return 0;
@@ -515,8 +516,7 @@ static __attribute__((noinline, cold)) int legacy_ompt(int op, struct lite_legac
                 ~LITE_LEGACY_WAITERS) == my_tid();
   switch (op) {
   case 0:
-    if (!owned)
-      lite_ompt_mutex_acquire(ompt_mutex_nest_lock, omp_sync_hint_none, lock, codeptr);
+    lite_ompt_mutex_acquire(ompt_mutex_nest_lock, omp_sync_hint_none, lock, codeptr);
     legacy_set(lock);
     nest_set_events(lock, owned, codeptr);
     return 0;

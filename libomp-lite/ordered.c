@@ -4,18 +4,25 @@
 #include "loop_common.h"
 #include "ompt/ompt.h"
 
+/* What a tool's mutex events name: the loop's ordered turn, or, for an ordered construct with
+   no ordered loop to bind to (orphaned, or a chunk without iterations), which waits for
+   nothing, the calling thread; LLVM's libomp dispatches the events there too. */
+static const void *ordered_wait_id(struct lite_thread *thr, struct lite_ws *ws)
+{
+  return ws != NULL && ws->ordered ? (const void *)ws : (const void *)thr;
+}
+
 void GOMP_ordered_start(void)
 {
   struct lite_thread *thr = lite_self();
   struct lite_ws *ws = thr->ws;
-  if (ws == NULL || !ws->ordered || thr->chunk_hi == thr->chunk_lo)
-    return;
   if (lite_ompt_on())
-    lite_ompt_mutex_acquire(ompt_mutex_ordered, omp_sync_hint_none, ws,
+    lite_ompt_mutex_acquire(ompt_mutex_ordered, omp_sync_hint_none, ordered_wait_id(thr, ws),
                             __builtin_return_address(0));
-  lite_ordered_wait_turn(ws, thr->chunk_lo);
+  if (ws != NULL && ws->ordered && thr->chunk_hi != thr->chunk_lo)
+    lite_ordered_wait_turn(ws, thr->chunk_lo);
   if (lite_ompt_on())
-    lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_ordered, ws,
+    lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_ordered, ordered_wait_id(thr, ws),
                     __builtin_return_address(0));
 }
 
@@ -30,7 +37,7 @@ void GOMP_ordered_end(void)
   struct lite_ws *ws = thr->ws;
   if (ws != NULL && ws->ordered && thr->chunk_hi - thr->chunk_lo == 1)
     lite_ordered_pass_turn(thr, ws);
-  if (lite_ompt_on() && ws != NULL && ws->ordered)
-    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_ordered, ws,
+  if (lite_ompt_on())
+    lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_ordered, ordered_wait_id(thr, ws),
                     __builtin_return_address(0));
 }

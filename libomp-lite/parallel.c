@@ -19,6 +19,8 @@ static void enter_serial(struct lite_thread *thr, struct lite_team *team, unsign
     ws->nthreads = 1;
     setup(ws, arg);
     lite_ws_ready(ws);
+    if (lite_ompt_on()) /* its implicit task began before the entry: the work begins now */
+      lite_ompt_combined_begin(thr);
   }
 }
 

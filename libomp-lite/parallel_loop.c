@@ -2,6 +2,7 @@
    team starts, so the outlined function only calls GOMP_loop_*_next. */
 #include "loop_common.h"
 #include "profile/profile.h"
+#include "ompt/ompt.h"
 
 struct combined_loop {
   long start, end, incr;
@@ -13,6 +14,7 @@ static void setup_combined(struct lite_ws *ws, void *arg)
   struct combined_loop *loop = arg;
   lite_iter_init_long(ws, loop->start, loop->end, loop->incr);
   lite_sched_setup(ws, &loop->req);
+  ws->combined_work = ompt_work_loop;
 }
 
 /* A nonmonotonic loop whose call site ran too briefly to be worth sharing (sched/site.c) runs on
@@ -49,12 +51,18 @@ static bool run_unshared(void (*fn)(void *), void *data, unsigned num_threads, u
 }
 
 /* Starts the combined construct's region: blocking (GOMP_parallel_loop_*) runs it to its end,
-   a tiny loop on the caller alone; otherwise (the pre-4.9 *_start entry points) it only forks. */
+   a tiny loop on the caller alone; otherwise (the pre-4.9 *_start entry points) it only forks.
+   With a tool, the region is GOMP_parallel's, from the entry point's frame (enter) and the
+   user's return address (site), and never the unshared shortcut, which has no events. */
 static void start_region(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
-                         struct combined_loop *loop, bool blocking, const void *site)
+                         struct combined_loop *loop, bool blocking, const void *site, void *enter)
 {
   if (!blocking) {
     lite_parallel_begin(fn, data, num_threads, flags, setup_combined, loop);
+    return;
+  }
+  if (lite_ompt_on()) {
+    lite_parallel_run_ompt(site, enter, fn, data, num_threads, flags, setup_combined, loop);
     return;
   }
   if (run_unshared(fn, data, num_threads, flags, loop, site))
@@ -67,102 +75,114 @@ static void start_region(void (*fn)(void *), void *data, unsigned num_threads, u
 
 static void run(void (*fn)(void *), void *data, unsigned num_threads, long start, long end,
                 long incr, enum lite_sched kind, bool monotonic, long chunk, unsigned flags,
-                bool blocking, const void *site)
+                bool blocking, const void *site, void *enter)
 {
   uint64_t req_chunk = chunk > 0 ? (uint64_t)chunk : 0;
   struct combined_loop loop = {start, end, incr,
                                {kind, monotonic, false, req_chunk, (void *)fn, false}};
-  start_region(fn, data, num_threads, flags, &loop, blocking, site);
+  start_region(fn, data, num_threads, flags, &loop, blocking, site, enter);
 }
 
 static void run_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
                         long end, long incr, bool maybe_nonmonotonic, bool nonmonotonic,
-                        unsigned flags, bool blocking, const void *site)
+                        unsigned flags, bool blocking, const void *site, void *enter)
 {
   struct combined_loop loop = {start, end, incr,
                                {LITE_SCHED_DYNAMIC, true, false, 0, (void *)fn, false}};
   lite_sched_resolve_runtime(lite_self(), &loop.req, maybe_nonmonotonic || nonmonotonic);
   if (nonmonotonic)
     loop.req.monotonic = false;
-  start_region(fn, data, num_threads, flags, &loop, blocking, site);
+  start_region(fn, data, num_threads, flags, &loop, blocking, site, enter);
 }
 
-/* The call site, for the profile (the statistics of sched/site.c key combined loops by fn). */
+/* The call site, for the profile and the tool (the statistics of sched/site.c key combined
+   loops by fn), and the entry point's frame, the tool's enter frame: taken only with a tool, so
+   that gcc sets up a frame pointer on that path alone (as GOMP_parallel). */
 #define SITE __builtin_return_address(0)
+#define ENTER_FRAME (lite_ompt_on() ? __builtin_frame_address(0) : NULL)
 
 void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, flags, true, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, flags, true,
+      SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_dynamic(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                 long end, long incr, long chunk, unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, flags, true, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, flags, true,
+      SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_guided(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, flags, true, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, flags, true,
+      SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void *), void *data, unsigned num_threads,
                                              long start, long end, long incr, long chunk,
                                              unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, flags, true, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, false, chunk, flags, true,
+      SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void *), void *data, unsigned num_threads,
                                             long start, long end, long incr, long chunk,
                                             unsigned flags)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, flags, true, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, false, chunk, flags, true,
+      SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned num_threads, long start,
                                 long end, long incr, unsigned flags)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, false, flags, true, SITE);
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, flags, true,
+      SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data,
                                              unsigned num_threads, long start, long end,
                                              long incr, unsigned flags)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, true, flags, true, SITE);
+  run_runtime(fn, data, num_threads, start, end, incr, false, true, flags, true, SITE, ENTER_FRAME);
 }
 
 void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
                                                    unsigned num_threads, long start, long end,
                                                    long incr, unsigned flags)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, true, false, flags, true, SITE);
+  run_runtime(fn, data, num_threads, start, end, incr, true, false, flags, true, SITE, ENTER_FRAME);
 }
 
 /* The pre-4.9 forms: the caller runs fn(data) itself, then GOMP_parallel_end. */
 void GOMP_parallel_loop_static_start(void (*fn)(void *), void *data, unsigned num_threads,
                                      long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, 0, false, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_STATIC, true, chunk, 0, false,
+      SITE, NULL);
 }
 
 void GOMP_parallel_loop_dynamic_start(void (*fn)(void *), void *data, unsigned num_threads,
                                       long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, 0, false, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_DYNAMIC, true, chunk, 0, false,
+      SITE, NULL);
 }
 
 void GOMP_parallel_loop_guided_start(void (*fn)(void *), void *data, unsigned num_threads,
                                      long start, long end, long incr, long chunk)
 {
-  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, 0, false, SITE);
+  run(fn, data, num_threads, start, end, incr, LITE_SCHED_GUIDED, true, chunk, 0, false,
+      SITE, NULL);
 }
 
 void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned num_threads,
                                       long start, long end, long incr)
 {
-  run_runtime(fn, data, num_threads, start, end, incr, false, false, 0, false, SITE);
+  run_runtime(fn, data, num_threads, start, end, incr, false, false, 0, false, SITE, NULL);
 }

@@ -107,12 +107,17 @@ bool GOMP_sections_end_cancel(void)
 static void setup_combined(struct lite_ws *ws, void *arg)
 {
   setup_sections(ws, *(unsigned *)arg);
+  ws->combined_work = ompt_work_sections;
 }
 
 void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads, unsigned count,
                             unsigned flags)
 {
-  if (lite_prof_on())
+  /* With a tool, GOMP_parallel's region: the entry point's frame, the user's return address. */
+  if (lite_ompt_on())
+    lite_parallel_run_ompt(__builtin_return_address(0), __builtin_frame_address(0), fn, data,
+                           num_threads, flags, setup_combined, &count);
+  else if (lite_prof_on())
     lite_parallel_run_profiled(__builtin_return_address(0), fn, data, num_threads, flags,
                                setup_combined, &count);
   else

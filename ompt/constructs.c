@@ -39,6 +39,16 @@ void lite_ompt_ws_begin(ompt_work_t kind, uint64_t count, const void *codeptr)
   lite_ompt_work(kind, ompt_scope_begin, count, codeptr);
 }
 
+void lite_ompt_combined_begin(struct lite_thread *thr)
+{
+  struct lite_ws *ws = thr->ws;
+  if (ws == NULL || thr->team == NULL)
+    return;
+  thr->ompt_ws_open = true;
+  lite_ompt_work((ompt_work_t)ws->combined_work, ompt_scope_begin, ws->count,
+                 thr->team->ompt.codeptr);
+}
+
 /* The end of a loop or sections construct (barrier: 0 none, 1 the implicit one, 2 the
    cancellable one): the work's end, the member's share handed back, then the barrier with its
    own events. Returns whether the region was cancelled (barrier 2). */

@@ -26,10 +26,10 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_sync_region] = ompt_set_sometimes,
   [ompt_callback_sync_region_wait] = ompt_set_sometimes,
   [ompt_callback_control_tool] = ompt_set_always,
-  /* Loops the runtime starts (gcc: every schedule but static, which gcc splits inline; clang:
-     every loop) and sections; single from clang's entry points only (gcc calls none at the
-     executor's end); taskloop (count: its tasks); not the loop of gcc's combined parallel
-     loops, not scope. */
+  /* Loops the runtime starts (gcc: every schedule but static, which gcc splits inline, and
+     the combined parallel loops; clang: every loop) and sections; single from clang's entry
+     points only (gcc calls none at the executor's end); taskloop (count: its tasks); not
+     scope. */
   [ompt_callback_work] = ompt_set_sometimes,
   /* clang's master and masked; gcc calls no runtime entry for them. */
   [ompt_callback_masked] = ompt_set_sometimes,
@@ -46,7 +46,9 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_flush] = ompt_set_sometimes,
   /* Activated and detected cancellation, and discarded tasks. */
   [ompt_callback_cancel] = ompt_set_sometimes,
-  /* clang's reductions combined under the lock; gcc combines inline. */
+  /* clang's reductions: a team of one's, and every thread's combine under the lock (a tool
+     that registers this callback gets that method even where clang offers atomics); gcc's
+     reductions combine inline, out of the runtime's sight. */
   [ompt_callback_reduction] = ompt_set_sometimes,
   [ompt_callback_error] = ompt_set_always,
   /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's grains and ranges. */
@@ -98,8 +100,11 @@ static int get_state(ompt_wait_id_t *wait_id)
   struct lite_thread *thr = lite_self_tls;
   if (!lite_ompt_on())
     return ompt_state_work_serial;
+  /* A thread the runtime does not know (one the program made and that never called in): as
+     LLVM's libomp, whose answer tools and LLVM's tests expect, work_serial, where OpenMP 5.1
+     would allow ompt_state_undefined. */
   if (thr == NULL)
-    return ompt_state_undefined;
+    return ompt_state_work_serial;
   if (wait_id != NULL)
     *wait_id = thr->ompt_wait_id;
   return thr->ompt_state;
@@ -349,7 +354,9 @@ static int get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t
 
 static int get_num_devices(void) { return 0; }
 
-static void finalize_tool(void) { lite_ompt_finalize(); }
+/* Called by the program: as LLVM's libomp, which shuts the runtime down there, the calling
+   root thread's end events (if it is outside any region) come before the tool's finalize. */
+static void finalize_tool(void) { lite_ompt_finish(); }
 
 /* ------------------------------------------------------------------------------ lookup */
 

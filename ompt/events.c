@@ -114,6 +114,7 @@ void lite_ompt_implicit_begin(struct lite_thread *thr)
   if (HAVE(task))
     task(ompt_scope_begin, &team->ompt.parallel_data, &t->ompt_data, team->nthreads, thr->id,
          ompt_task_implicit);
+  lite_ompt_combined_begin(thr);
 }
 
 __attribute__((noinline)) void lite_ompt_invoke(struct lite_thread *thr, void (*fn)(void *),

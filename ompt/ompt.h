@@ -98,6 +98,10 @@ void lite_ompt_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, uint64_t c
    share handed back (lite_loop_finish) and the barrier (0 none, 1 plain, 2 cancellable). */
 void lite_ompt_ws_begin(ompt_work_t kind, uint64_t count, const void *codeptr);
 bool lite_ompt_ws_end(ompt_work_t kind, int barrier, const void *codeptr);
+/* A member of a combined construct's team (gcc's GOMP_parallel_loop_*, GOMP_parallel_sections,
+   whose worksharing entry the fork set up: thr->ws at the implicit task's start) begins its
+   work, from the region's return address, as LLVM's GOMP layer gives it; nothing otherwise. */
+void lite_ompt_combined_begin(struct lite_thread *thr);
 /* The work's end alone (a static loop of clang's, whose barrier is a call of its own). */
 void lite_ompt_ws_close(ompt_work_t kind, const void *codeptr);
 void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr);
@@ -148,6 +152,7 @@ void lite_ompt_included_end(struct lite_task *e, struct lite_task *parent,
                             ompt_task_status_t status);
 
 /* omp_control_tool's work. */
-int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr);
+int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr,
+                           void *enter);
 
 #endif

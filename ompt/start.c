@@ -240,15 +240,25 @@ int omp_control_tool(int command, int modifier, void *arg)
 {
   lite_self(); /* the first OpenMP call decides whether a tool is attached */
   return lite_ompt_control_tool((uint64_t)command, (uint64_t)modifier, arg,
-                                __builtin_return_address(0));
+                                __builtin_return_address(0), __builtin_frame_address(0));
 }
 
-int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr)
+/* The tool is called from inside the runtime, as for any event: the current task's enter frame
+   is the entry point's (enter) while it runs, so that a tool unwinding from its callback finds
+   where the program's own frames resume (LLVM's libomp does the same). */
+int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr,
+                           void *enter)
 {
   if (!lite_ompt_on())
     return omp_control_tool_notool;
   ompt_callback_control_tool_t cb = LITE_OMPT_CB(ompt_callback_control_tool);
   if (cb == NULL)
     return omp_control_tool_nocallback;
-  return cb(command, modifier, arg, codeptr);
+  ompt_frame_t *frame = &lite_current_task(lite_self())->ompt_frame;
+  ompt_frame_t saved = *frame;
+  frame->enter_frame.ptr = enter;
+  frame->enter_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+  int result = cb(command, modifier, arg, codeptr);
+  *frame = saved;
+  return result;
 }
