@@ -125,7 +125,7 @@ void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsign
 
 /* A task became ready: wake one thread parked in a barrier of the team, if any, to run it, and
    every member on call after the region's end. Each futex word is changed before its wake-up
-   (the release word's bell bit, which waiters that poll ignore; the join and call words, which
+   (the release word's bell count, which waiters that poll ignore; the join and call words, which
    are only counters): a waiter looks for a ready task, finds none, counts itself a sleeper and
    calls futex_wait with the word it read, and a wake-up between its look and its call, with the
    word unchanged, found nobody in the kernel's queue and was lost, so that a task that waits
@@ -138,7 +138,11 @@ void lite_barrier_gather(struct lite_thread *thr, struct lite_pool *pool, unsign
 void lite_barrier_poke(struct lite_pool *pool)
 {
   if (atomic_load(&pool->release_sleepers) != 0) {
-    atomic_fetch_xor(&pool->release, LITE_RELEASE_BELL);
+    uint32_t old = atomic_load(&pool->release), bell;
+    do
+      bell = (old + LITE_RELEASE_BELL_ONE) & LITE_RELEASE_BELL_MASK;
+    while (!atomic_compare_exchange_weak(&pool->release, &old,
+                                         (old & ~LITE_RELEASE_BELL_MASK) | bell));
     lite_futex_wake(&pool->release, 1);
   }
   if (atomic_load(&pool->join_sleepers) != 0) {

@@ -429,13 +429,17 @@ struct lite_slot {
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
-   futex word, so that waiters parked in a barrier wake up (no lost wake-up). The next bit is
-   the task bell, flipped by lite_barrier_poke for the same reason: a waiter that looked for a
-   ready task and found none, then parked, must not sleep through the wake-up of a task made
-   between its look and its futex call. The epoch is the rest. */
+   futex word, so that waiters parked in a barrier wake up (no lost wake-up). The next seven
+   bits are the task bell, a count lite_barrier_poke adds one to for the same reason: a waiter
+   that looked for a ready task and found none, then parked, must not sleep through the wake-up
+   of a task made between its look and its futex call. It was one bit, flipped: two pokes
+   while a waiter was preempted between its look and its call left the word as it had read it,
+   and it slept with tasks queued (tasks.c part steal, 256 threads on 2 CPUs). The epoch is the
+   rest (a barrier compares epochs for equality only, so 24 bits wrap harmlessly). */
 #define LITE_RELEASE_CANCELLED 0x80000000u
-#define LITE_RELEASE_BELL 0x40000000u
-#define LITE_EPOCH_MASK 0x3fffffffu
+#define LITE_RELEASE_BELL_MASK 0x7f000000u
+#define LITE_RELEASE_BELL_ONE 0x01000000u
+#define LITE_EPOCH_MASK 0x00ffffffu
 
 /* A call site whose loops thread 0 of a pool's teams runs alone (sched/tiny.c). */
 #define LITE_TINY_SITES 8

@@ -372,6 +372,7 @@ struct lite_task *lite_tq_take(struct lite_thread *thr, struct lite_tasks *q, un
     }
     if (t != NULL) {
       patience.since = 0;
+      lite_tasks_pass_on(q);
       return taken(t);
     }
   }

@@ -80,6 +80,9 @@ void lite_tq_settle(struct lite_tasks *q);
 /* After a change a waiter may wait for (a task made ready, a task complete): wakes q's
    sleepers, and a thread parked in a barrier of its team if a task is ready (task.c). */
 void lite_tasks_wake(struct lite_tasks *q);
+/* After a thief took a task: if the team may still hold ready tasks, wakes one more thread
+   parked in a barrier of the team (task.c). */
+void lite_tasks_pass_on(struct lite_tasks *q);
 
 /* Whether every task made in q is complete (the sums of the members' counts agree). */
 bool lite_tq_idle(struct lite_tasks *q);

@@ -895,6 +895,11 @@ t_many_cores() {
         case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=256 stress 20
         case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=64 tasks
         case_ok OMPLITE_BARRIER=tree OMP_WAIT_POLICY=passive OMP_NUM_THREADS=64 tasks
+        # 256 tasks that wait for each other to start, one per member, on either barrier:
+        # the throttle once ran one at once (every run deadlocked), and thieves once left
+        # members asleep with tasks queued (1 run in 20).
+        case_ok OMP_NUM_THREADS=256 tasks steal
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=256 tasks steal
     fi
     # A bad value: one warning, the default.
     if lite_route; then
