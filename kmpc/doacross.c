@@ -89,21 +89,12 @@ static bool numbers(struct doacross *d, const int64_t *vec)
 }
 
 /* For a tool: the iteration vec names, as a sink or a source of the current task, with the
-   loop's own values (as LLVM's runtime says them). */
+   loop's own values (as LLVM's runtime says them); gcc's loops give theirs the same way
+   (doacross.c). int64_t and uint64_t may alias: vec is read as the unsigned values. */
 static __attribute__((noinline)) void tool_deps(const struct doacross *d, const int64_t *vec,
                                                ompt_dependence_type_t type)
 {
-  ompt_dependence_t small[8];
-  ompt_dependence_t *deps = d->ndims <= 8 ? small : malloc(d->ndims * sizeof *deps);
-  if (deps == NULL)
-    lite_fatal("out of memory for a doacross loop's dependences");
-  for (unsigned i = 0; i < d->ndims; i++) {
-    deps[i].variable.value = (uint64_t)vec[i];
-    deps[i].dependence_type = type;
-  }
-  lite_ompt_dependences(lite_current_task(lite_self()), deps, (int)d->ndims);
-  if (deps != small)
-    free(deps);
+  lite_ompt_doacross(type, (const uint64_t *)vec, d->ndims);
 }
 
 KMPC_EXPORT void __kmpc_doacross_wait(ident_t *loc, int32_t gtid, const int64_t *vec)

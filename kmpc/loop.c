@@ -55,16 +55,46 @@ static __attribute__((noinline, cold)) void static_begin_ompt(const ident_t *loc
   lite_ompt_ws_begin(static_work(loc), trip, codeptr);
 }
 
+/* The dispatch kind of a static split's chunks: a distribute block, clang's sections (each
+   section of the member's block is dispatched), or a worksharing loop's chunk. */
+static ompt_dispatch_t static_dispatch_kind(const ident_t *loc, int32_t sched)
+{
+  if (sched >= KMPC_DIST_STATIC_CHUNKED && sched <= KMPC_DIST_STATIC)
+    return ompt_dispatch_distribute_chunk;
+  return static_work(loc) == ompt_work_sections ? ompt_dispatch_section
+                                                : ompt_dispatch_ws_loop_chunk;
+}
+
+/* static_split_##suffix computes the member's part. With a tool (tool: a constant, so that the
+   plain entry point's copy has no hook at all), it also says the loop's work begin, and the
+   entry point's tool path (static_tool_##suffix, reached through the one branch on
+   lite_env.ompt) then tells which chunks that gives the member, from what the split returned:
+   the first chunk [first, last], the stride to its next one, in the loop [lo, hi] by incr, all
+   turned into logical iteration numbers (a member with no iteration gets a first outside
+   [lo, hi]). */
 #define DEFINE_STATIC_INIT(suffix, T, S, U)                                                  \
-  KMPC_EXPORT void __kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, \
-                                                   int32_t *plast, T *plower, T *pupper,       \
-                                                   S *pstride, S incr, S chunk)                \
+  static __attribute__((noinline, cold)) void static_dispatch_##suffix(                       \
+      const ident_t *loc, int32_t sched, T lo, T hi, T first, T last, S stride, S incr,       \
+      const void *codeptr)                                                                    \
   {                                                                                           \
-    (void)loc, (void)gtid;                                                                    \
+    if (incr > 0 ? hi < lo || first < lo || first > hi : lo < hi || first > lo || first < hi) \
+      return;                                                                                 \
+    U step = incr > 0 ? (U)incr : -(U)incr;                                                   \
+    U trip = (incr > 0 ? (U)(hi - lo) : (U)(lo - hi)) / step + 1;                             \
+    U at = (incr > 0 ? (U)(first - lo) : (U)(lo - first)) / step;                             \
+    U len = (incr > 0 ? (U)(last - first) : (U)(first - last)) / step + 1;                    \
+    U every = (incr > 0 ? (U)stride : -(U)stride) / step;                                     \
+    lite_ompt_static_chunks(static_dispatch_kind(loc, sched), codeptr, at, len, every, trip); \
+  }                                                                                           \
+                                                                                              \
+  static inline __attribute__((always_inline)) void static_split_##suffix(                    \
+      const ident_t *loc, int32_t sched, int32_t *plast, T *plower, T *pupper, S *pstride,    \
+      S incr, S chunk, bool tool, const void *codeptr)                                        \
+  {                                                                                           \
     T lo = *plower, hi = *pupper;                                                             \
     if (incr > 0 ? hi < lo : lo < hi) { /* no iteration */                                    \
-      if (lite_ompt_on())                                                                     \
-        static_begin_ompt(loc, 0, __builtin_return_address(0));                               \
+      if (tool)                                                                               \
+        static_begin_ompt(loc, 0, codeptr);                                                   \
       if (plast != NULL)                                                                      \
         *plast = 0;                                                                           \
       *pstride = incr;                                                                        \
@@ -72,8 +102,8 @@ static __attribute__((noinline, cold)) void static_begin_ompt(const ident_t *loc
     }                                                                                         \
     U trip = incr > 0 ? (U)((U)(hi - lo) / (U)incr) + 1                                       \
                       : (U)((U)(lo - hi) / (U)(-(U)incr)) + 1;                                \
-    if (lite_ompt_on())                                                                       \
-      static_begin_ompt(loc, trip, __builtin_return_address(0));                              \
+    if (tool)                                                                                 \
+      static_begin_ompt(loc, trip, codeptr);                                                  \
     uint64_t tid, nth;                                                                        \
     static_shape(sched, &tid, &nth);                                                          \
     if (nth <= 1) {                                                                           \
@@ -128,6 +158,29 @@ static __attribute__((noinline, cold)) void static_begin_ompt(const ident_t *loc
     if (plast != NULL)                                                                        \
       *plast = mine != 0 && first + mine == trip;                                             \
     *pstride = (S)(trip * (U)incr);                                                           \
+  }                                                                                           \
+                                                                                              \
+  static __attribute__((noinline, cold)) void static_tool_##suffix(                           \
+      const ident_t *loc, int32_t sched, int32_t *plast, T *plower, T *pupper, S *pstride,    \
+      S incr, S chunk, const void *codeptr)                                                   \
+  {                                                                                           \
+    T lo = *plower, hi = *pupper;                                                             \
+    static_split_##suffix(loc, sched, plast, plower, pupper, pstride, incr, chunk, true,      \
+                          codeptr);                                                           \
+    static_dispatch_##suffix(loc, sched, lo, hi, *plower, *pupper, *pstride, incr, codeptr);  \
+  }                                                                                           \
+                                                                                              \
+  KMPC_EXPORT void __kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, \
+                                                   int32_t *plast, T *plower, T *pupper,       \
+                                                   S *pstride, S incr, S chunk)                \
+  {                                                                                           \
+    (void)gtid;                                                                               \
+    if (lite_ompt_on())                                                                       \
+      static_tool_##suffix(loc, sched, plast, plower, pupper, pstride, incr, chunk,           \
+                           __builtin_return_address(0));                                      \
+    else                                                                                      \
+      static_split_##suffix(loc, sched, plast, plower, pupper, pstride, incr, chunk, false,   \
+                            NULL);                                                            \
   }
 
 DEFINE_STATIC_INIT(4, int32_t, int32_t, uint32_t)

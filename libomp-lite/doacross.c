@@ -6,6 +6,7 @@
    of the last depend(source) posted there, and a depend(sink) waits until the word passes the
    position it names. Memory: 8 bytes per outer iteration. */
 #include "loop_common.h"
+#include "ompt/ompt.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -106,11 +107,15 @@ static void wait_for(struct lite_ws *ws, uint64_t outer, uint64_t pos)
 
 /* ------------------------------------------------------------------------- long variants */
 
+/* codeptr: the return address of gcc's entry point, for a tool's work and dispatch events; NULL
+   for clang's detached construct, whose loop is a construct of its own with its own events. */
 static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, const void *counts,
                            bool is_ull, long *istart, long *iend, uintptr_t *reductions,
-                           void **mem)
+                           void **mem, const void *codeptr)
 {
   struct lite_thread *thr = lite_self();
+  if (lite_ompt_on() && codeptr != NULL)
+    lite_ompt_ws_begin(ompt_work_loop, ncounts > 0 ? count_at(counts, is_ull, 0) : 0, codeptr);
   bool first;
   struct lite_ws *ws = lite_ws_begin(thr, &first);
   if (first) {
@@ -134,41 +139,45 @@ static bool start_doacross(struct lite_loop_request *req, unsigned ncounts, cons
     return true;
   if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
+  if (lite_ompt_on())
+    lite_ompt_ws_chunk(lo, hi);
   *istart = (long)lo;
   *iend = (long)hi;
   return true;
 }
 
 static bool start_long(enum lite_sched kind, unsigned ncounts, long *counts, long chunk,
-                       long *istart, long *iend)
+                       long *istart, long *iend, const void *codeptr)
 {
   struct lite_loop_request req = {kind, true, false, chunk > 0 ? (uint64_t)chunk : 0, NULL, false};
   if (kind == LITE_SCHED_RUNTIME)
     lite_sched_resolve_runtime(lite_self(), &req, false);
-  return start_doacross(&req, ncounts, counts, false, istart, iend, NULL, NULL);
+  return start_doacross(&req, ncounts, counts, false, istart, iend, NULL, NULL, codeptr);
 }
+
+#define SITE __builtin_return_address(0)
 
 bool GOMP_loop_doacross_static_start(unsigned ncounts, long *counts, long chunk, long *istart,
                                      long *iend)
 {
-  return start_long(LITE_SCHED_STATIC, ncounts, counts, chunk, istart, iend);
+  return start_long(LITE_SCHED_STATIC, ncounts, counts, chunk, istart, iend, SITE);
 }
 
 bool GOMP_loop_doacross_dynamic_start(unsigned ncounts, long *counts, long chunk, long *istart,
                                       long *iend)
 {
-  return start_long(LITE_SCHED_DYNAMIC, ncounts, counts, chunk, istart, iend);
+  return start_long(LITE_SCHED_DYNAMIC, ncounts, counts, chunk, istart, iend, SITE);
 }
 
 bool GOMP_loop_doacross_guided_start(unsigned ncounts, long *counts, long chunk, long *istart,
                                      long *iend)
 {
-  return start_long(LITE_SCHED_GUIDED, ncounts, counts, chunk, istart, iend);
+  return start_long(LITE_SCHED_GUIDED, ncounts, counts, chunk, istart, iend, SITE);
 }
 
 bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend)
 {
-  return start_long(LITE_SCHED_RUNTIME, ncounts, counts, 0, istart, iend);
+  return start_long(LITE_SCHED_RUNTIME, ncounts, counts, 0, istart, iend, SITE);
 }
 
 bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
@@ -176,7 +185,7 @@ bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long c
 {
   struct lite_loop_request req;
   lite_loop_request_from_sched(lite_self(), &req, sched, chunk, false, NULL);
-  return start_doacross(&req, ncounts, counts, false, istart, iend, reductions, mem);
+  return start_doacross(&req, ncounts, counts, false, istart, iend, reductions, mem, SITE);
 }
 
 /* A dependence on an iteration outside the iteration space is ignored (OpenMP 5.2 §15.9.6), and
@@ -196,12 +205,40 @@ static bool position_of(const struct lite_ws *ws, const long *counts, uint64_t *
   return true;
 }
 
+/* For a tool: a depend(source) or depend(sink) in force, as the dependences of the current task
+   that name the iteration (lite_ompt_doacross, clang's loops' too: kmpc/doacross.c); gcc's
+   values are logical iteration numbers, which a tool gets as they are. counts: n longs, or n
+   unsigned long longs if is_ull. */
+static __attribute__((noinline, cold)) void tool_deps(ompt_dependence_type_t type, unsigned n,
+                                                      const void *counts, bool is_ull)
+{
+  uint64_t values[n];
+  for (unsigned d = 0; d < n; d++)
+    values[d] = is_ull ? ((const unsigned long long *)counts)[d]
+                       : (uint64_t)((const long *)counts)[d];
+  lite_ompt_doacross(type, values, n);
+}
+
+/* The same for a wait, its values read again from the caller's arguments (ap: after first). */
+static __attribute__((noinline, cold)) void tool_sink(unsigned n, uint64_t first, bool is_ull,
+                                                      va_list ap)
+{
+  uint64_t values[n];
+  values[0] = first;
+  for (unsigned d = 1; d < n; d++)
+    values[d] = is_ull ? va_arg(ap, unsigned long long) : (uint64_t)va_arg(ap, long);
+  lite_ompt_doacross(ompt_dependence_type_sink, values, n);
+}
+
 void GOMP_doacross_post(long *counts)
 {
   struct lite_ws *ws = doacross_ws();
   uint64_t outer, pos;
-  if (ws != NULL && position_of(ws, counts, &outer, &pos))
+  if (ws != NULL && position_of(ws, counts, &outer, &pos)) {
+    if (lite_ompt_on())
+      tool_deps(ompt_dependence_type_source, ws->ncounts, counts, false);
     post(ws, outer, pos);
+  }
 }
 
 void GOMP_doacross_wait(long first, ...)
@@ -218,8 +255,14 @@ void GOMP_doacross_wait(long first, ...)
     inside = v >= 0 && fold(ws, d, (uint64_t)v, &pos);
   }
   va_end(ap);
-  if (inside)
-    wait_for(ws, (uint64_t)first, pos);
+  if (!inside)
+    return;
+  if (lite_ompt_on()) {
+    va_start(ap, first);
+    tool_sink(ws->ncounts, (uint64_t)first, false, ap);
+    va_end(ap);
+  }
+  wait_for(ws, (uint64_t)first, pos);
 }
 
 /* clang's doacross loops (kmpc/doacross.c) share their iterations out through a loop of their
@@ -228,8 +271,10 @@ void GOMP_doacross_wait(long first, ...)
    and at its end. A team's members detach the same entry. */
 struct lite_ws *lite_doacross_begin_detached(unsigned ncounts, long *counts)
 {
-  GOMP_loop_doacross_start(ncounts, counts, LITE_SCHED_STATIC, 0, NULL, NULL, NULL, NULL);
   struct lite_thread *thr = lite_self();
+  struct lite_loop_request req;
+  lite_loop_request_from_sched(thr, &req, LITE_SCHED_STATIC, 0, false, NULL);
+  start_doacross(&req, ncounts, counts, false, NULL, NULL, NULL, NULL, NULL);
   struct lite_ws *ws = thr->ws;
   thr->ws = NULL;
   return ws;
@@ -263,7 +308,8 @@ void lite_doacross_end_detached(struct lite_ws *ws)
 typedef unsigned long long ull; /* gcc's gomp_ull */
 
 static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull chunk, ull *istart,
-                      ull *iend, long sched, uintptr_t *reductions, void **mem)
+                      ull *iend, long sched, uintptr_t *reductions, void **mem,
+                      const void *codeptr)
 {
   struct lite_loop_request req = {kind, true, false, chunk, NULL, false};
   if (sched >= 0)
@@ -274,7 +320,7 @@ static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull c
     lite_sched_resolve_runtime(lite_self(), &req, false);
   long lo, hi;
   bool got = start_doacross(&req, ncounts, counts, true, istart != NULL ? &lo : NULL, &hi,
-                            reductions, mem);
+                            reductions, mem, codeptr);
   if (got && istart != NULL) {
     *istart = (ull)lo;
     *iend = (ull)hi;
@@ -285,31 +331,31 @@ static bool start_ull(enum lite_sched kind, unsigned ncounts, ull *counts, ull c
 bool GOMP_loop_ull_doacross_static_start(unsigned ncounts, ull *counts, ull chunk, ull *istart,
                                          ull *iend)
 {
-  return start_ull(LITE_SCHED_STATIC, ncounts, counts, chunk, istart, iend, -1, NULL, NULL);
+  return start_ull(LITE_SCHED_STATIC, ncounts, counts, chunk, istart, iend, -1, NULL, NULL, SITE);
 }
 
 bool GOMP_loop_ull_doacross_dynamic_start(unsigned ncounts, ull *counts, ull chunk, ull *istart,
                                           ull *iend)
 {
-  return start_ull(LITE_SCHED_DYNAMIC, ncounts, counts, chunk, istart, iend, -1, NULL, NULL);
+  return start_ull(LITE_SCHED_DYNAMIC, ncounts, counts, chunk, istart, iend, -1, NULL, NULL, SITE);
 }
 
 bool GOMP_loop_ull_doacross_guided_start(unsigned ncounts, ull *counts, ull chunk, ull *istart,
                                          ull *iend)
 {
-  return start_ull(LITE_SCHED_GUIDED, ncounts, counts, chunk, istart, iend, -1, NULL, NULL);
+  return start_ull(LITE_SCHED_GUIDED, ncounts, counts, chunk, istart, iend, -1, NULL, NULL, SITE);
 }
 
 bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ull *counts, ull *istart, ull *iend)
 {
-  return start_ull(LITE_SCHED_RUNTIME, ncounts, counts, 0, istart, iend, -1, NULL, NULL);
+  return start_ull(LITE_SCHED_RUNTIME, ncounts, counts, 0, istart, iend, -1, NULL, NULL, SITE);
 }
 
 bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull *counts, long sched, ull chunk,
                                   ull *istart, ull *iend, uintptr_t *reductions, void **mem)
 {
   return start_ull(LITE_SCHED_DYNAMIC, ncounts, counts, chunk, istart, iend, sched, reductions,
-                   mem);
+                   mem, SITE);
 }
 
 void GOMP_doacross_ull_post(ull *counts)
@@ -321,6 +367,8 @@ void GOMP_doacross_ull_post(ull *counts)
   for (unsigned d = 1; d < ws->ncounts; d++)
     if (!fold(ws, d, counts[d], &pos))
       return;
+  if (lite_ompt_on())
+    tool_deps(ompt_dependence_type_source, ws->ncounts, counts, true);
   post(ws, counts[0], pos);
 }
 
@@ -336,6 +384,12 @@ void GOMP_doacross_ull_wait(ull first, ...)
   for (unsigned d = 1; d < ws->ncounts && inside; d++)
     inside = fold(ws, d, va_arg(ap, ull), &pos);
   va_end(ap);
-  if (inside)
-    wait_for(ws, first, pos);
+  if (!inside)
+    return;
+  if (lite_ompt_on()) {
+    va_start(ap, first);
+    tool_sink(ws->ncounts, first, true, ap);
+    va_end(ap);
+  }
+  wait_for(ws, first, pos);
 }

@@ -5,6 +5,13 @@
 #include "profile/profile.h"
 #include "ompt/ompt.h"
 
+void lite_loop_chunk_observed(uint64_t lo, uint64_t hi)
+{
+  lite_prof_chunk();
+  if (lite_ompt_on())
+    lite_ompt_ws_chunk(lo, hi);
+}
+
 static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
                                                       struct lite_ws *ws, long *istart,
                                                       long *iend)
@@ -12,7 +19,7 @@ static __attribute__((noinline)) bool next_long_other(struct lite_thread *thr,
   uint64_t lo, hi;
   if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
-  lite_prof_chunk();
+  lite_loop_chunk_seen(lo, hi);
   *istart = (long)lite_iter_value(ws, lo);
   *iend = (long)lite_iter_bound(ws, hi);
   return true;
@@ -32,7 +39,7 @@ static inline bool next_long(struct lite_thread *thr, long *istart, long *iend)
   case LITE_NEXT_NONE:
     return false;
   case LITE_NEXT_GOT:
-    lite_prof_chunk();
+    lite_loop_chunk_seen(lo, hi);
     *istart = (long)lite_iter_value(ws, lo);
     *iend = (long)lite_iter_bound(ws, hi);
     return true;
@@ -77,7 +84,7 @@ static bool start_long(struct lite_loop_request *req, long start, long end, long
     uint64_t lo, hi;
     if (!lite_sched_split_block(thr, req, count, first, mark, &lo, &hi))
       return false;
-    lite_prof_chunk();
+    lite_loop_chunk_seen(lo, hi);
     *istart = (long)((uint64_t)start + lo * (uint64_t)incr);
     *iend = hi == count ? end : (long)((uint64_t)start + hi * (uint64_t)incr);
     return true;

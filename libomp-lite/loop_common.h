@@ -39,6 +39,17 @@ void lite_ws_task_reductions(struct lite_thread *thr, struct lite_ws *ws, bool f
 /* The first member allocates the zeroed scratch memory GOMP_loop_start asks for (*mem = size). */
 void lite_ws_setup_mem(struct lite_ws *ws, void **mem);
 
+/* A member was handed the chunk [lo, hi) of its loop (iteration indices): the profile counts it,
+   a tool gets its dispatch event. The hand-outs' one branch, on the two bytes of lite_env that
+   say whether either is on (the profile's hook alone was one branch here already); the work is
+   out of line (loop.c). */
+void lite_loop_chunk_observed(uint64_t lo, uint64_t hi);
+static inline void lite_loop_chunk_seen(uint64_t lo, uint64_t hi)
+{
+  if (lite_unlikely((lite_env.profile | __atomic_load_n(&lite_env.ompt, __ATOMIC_RELAXED)) != 0))
+    lite_loop_chunk_observed(lo, hi);
+}
+
 /* A member leaves its loop: statistics, the ordered turn, the ring entry (left to the barrier
    when one follows at once: lite_barrier_wait). */
 void lite_loop_finish(struct lite_thread *thr, bool barrier_follows);

@@ -13,7 +13,7 @@ static __attribute__((noinline)) bool next_ull_other(struct lite_thread *thr, st
   uint64_t lo, hi;
   if (!lite_sched_next(thr, ws, &lo, &hi))
     return false;
-  lite_prof_chunk();
+  lite_loop_chunk_seen(lo, hi);
   *istart = lite_iter_value(ws, lo);
   *iend = lite_iter_bound(ws, hi);
   return true;
@@ -30,7 +30,7 @@ static inline bool next_ull(struct lite_thread *thr, ull *istart, ull *iend)
   case LITE_NEXT_NONE:
     return false;
   case LITE_NEXT_GOT:
-    lite_prof_chunk();
+    lite_loop_chunk_seen(lo, hi);
     *istart = lite_iter_value(ws, lo);
     *iend = lite_iter_bound(ws, hi);
     return true;
@@ -73,7 +73,7 @@ static bool start_ull(struct lite_loop_request *req, bool up, ull start, ull end
     uint64_t lo, hi;
     if (!lite_sched_split_block(thr, req, count, first, mark, &lo, &hi))
       return false;
-    lite_prof_chunk();
+    lite_loop_chunk_seen(lo, hi);
     *istart = start + lo * incr;
     *iend = hi == count ? end : start + hi * incr;
     return true;

@@ -11,12 +11,16 @@ static void setup_sections(struct lite_ws *ws, unsigned count)
   lite_sched_setup(ws, &req);
 }
 
-static unsigned next_section(struct lite_thread *thr)
+/* The next section for the calling member; codeptr: the entry point's return address, which a
+   tool gets with the section (ompt_callback_dispatch). */
+static unsigned next_section(struct lite_thread *thr, const void *codeptr)
 {
   uint64_t lo, hi;
   if (thr->ws == NULL || !lite_sched_next(thr, thr->ws, &lo, &hi))
     return 0;
   lite_prof_chunk();
+  if (lite_ompt_on())
+    lite_ompt_section(codeptr);
   return (unsigned)lo + 1;
 }
 
@@ -42,7 +46,7 @@ static unsigned start_sections(unsigned count, uintptr_t *reductions, void **mem
     *mem = ws->mem;
   if (lite_prof_on())
     lite_prof_sections_begin(site, first, ws->nthreads);
-  return next_section(thr);
+  return next_section(thr, site);
 }
 
 unsigned GOMP_sections_start(unsigned count)
@@ -55,7 +59,10 @@ unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
   return start_sections(count, reductions, mem, __builtin_return_address(0));
 }
 
-unsigned GOMP_sections_next(void) { return next_section(lite_self()); }
+unsigned GOMP_sections_next(void)
+{
+  return next_section(lite_self(), __builtin_return_address(0));
+}
 
 /* The profiled ends, out of line (see GOMP_barrier). barrier: 0 none, 1 plain, 2 cancellable. */
 static __attribute__((noinline, cold)) bool end_profiled(int barrier)

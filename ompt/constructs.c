@@ -10,6 +10,8 @@
 #include "ompt/ompt.h"
 #include "loop_common.h"
 
+#include <stdlib.h>
+
 static ompt_data_t *region_of(struct lite_thread *thr)
 {
   return thr->team != NULL ? &thr->team->ompt.parallel_data : &thr->ompt_initial_parallel;
@@ -71,6 +73,81 @@ bool lite_ompt_ws_end(ompt_work_t kind, int barrier, const void *codeptr)
   else if (barrier == 2)
     return lite_ompt_barrier_cancel(thr, ompt_sync_region_barrier_implicit_workshare, codeptr);
   return false;
+}
+
+/* ------------------------------------------------------------------------------ dispatch */
+
+/* What a member is handed of a worksharing construct (OpenMP 5.2 section 19.5.2.6): bound to
+   the current region and its implicit task, like the construct's work events. Chunks are in
+   logical iteration numbers of the iteration space the runtime was given (gcc's loops: counted
+   from the loop's start by its step; clang's: its own, already normalised iteration variable,
+   which for a distribute parallel for is the team's block). Called from hand-outs that have
+   already seen lite_ompt_on(), so the check here is only whether a tool is still attached. */
+static void dispatch(ompt_dispatch_t kind, ompt_data_t instance)
+{
+  if (!lite_ompt_attached())
+    return;
+  ompt_callback_dispatch_t cb = LITE_OMPT_CB(ompt_callback_dispatch);
+  if (cb == NULL)
+    return;
+  struct lite_thread *thr = lite_self();
+  cb(region_of(thr), &lite_current_task(thr)->ompt_data, kind, instance);
+}
+
+static void dispatch_chunk(ompt_dispatch_t kind, uint64_t start, uint64_t iterations)
+{
+  ompt_dispatch_chunk_t chunk = {start, iterations};
+  dispatch(kind, (ompt_data_t){.ptr = &chunk});
+}
+
+void lite_ompt_ws_chunk(uint64_t lo, uint64_t hi)
+{
+  dispatch_chunk(ompt_dispatch_ws_loop_chunk, lo, hi - lo);
+}
+
+/* instance.ptr: a code address, as the specification asks for a section. gcc's sections have
+   none of their own in the runtime's sight, so it is the return address of the entry point that
+   handed the section out (as LLVM's runtime gives too). */
+void lite_ompt_section(const void *codeptr)
+{
+  dispatch(ompt_dispatch_section, (ompt_data_t){.ptr = (void *)codeptr});
+}
+
+void lite_ompt_static_chunks(ompt_dispatch_t kind, const void *codeptr, uint64_t first,
+                             uint64_t chunk, uint64_t stride, uint64_t trip)
+{
+  if (chunk == 0)
+    return;
+  if (stride < chunk) /* one chunk only (the stride of an unchunked split spans the loop) */
+    stride = trip;
+  for (uint64_t s = first; s < trip; s += stride) {
+    uint64_t n = trip - s < chunk ? trip - s : chunk;
+    if (kind == ompt_dispatch_section) {
+      for (uint64_t i = 0; i < n; i++)
+        lite_ompt_section(codeptr);
+    } else {
+      dispatch_chunk(kind, s, n);
+    }
+    if (stride > trip - s)
+      break;
+  }
+}
+
+/* ------------------------------------------------------------------------------ doacross */
+
+void lite_ompt_doacross(ompt_dependence_type_t type, const uint64_t *values, unsigned n)
+{
+  ompt_dependence_t small[8];
+  ompt_dependence_t *deps = n <= 8 ? small : malloc(n * sizeof *deps);
+  if (deps == NULL)
+    lite_fatal("out of memory for a doacross loop's dependences");
+  for (unsigned i = 0; i < n; i++) {
+    deps[i].variable.value = values[i];
+    deps[i].dependence_type = type;
+  }
+  lite_ompt_dependences(lite_current_task(lite_self()), deps, (int)n);
+  if (deps != small)
+    free(deps);
 }
 
 void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr)

@@ -51,10 +51,15 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
      reductions combine inline, out of the runtime's sight. */
   [ompt_callback_reduction] = ompt_set_sometimes,
   [ompt_callback_error] = ompt_set_always,
+  /* Every chunk and section the runtime hands out (gcc's loops of every schedule but static,
+     which gcc splits inline; doacross loops; clang's dispatched loops, and its static splits
+     and sections at __kmpc_for_static_init, distribute blocks as distribute chunks): OpenMP
+     5.2's chunk kinds, and ompt_dispatch_section. Never an iteration kind, nor taskloop's. */
+  [ompt_callback_dispatch] = ompt_set_sometimes,
   /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's grains and ranges. */
   [ompt_callback_task_create] = ompt_set_always,
   [ompt_callback_task_schedule] = ompt_set_always,
-  /* Tasks' depend clauses; doacross sink and source of clang's loops, not gcc's. */
+  /* Tasks' depend clauses; doacross sink and source, of gcc's loops and clang's. */
   [ompt_callback_dependences] = ompt_set_sometimes,
   [ompt_callback_task_dependence] = ompt_set_always,
 };

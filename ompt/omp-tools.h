@@ -101,10 +101,21 @@ typedef enum ompt_scope_endpoint_t {
   ompt_scope_beginend = 3
 } ompt_scope_endpoint_t;
 
+/* 3 to 5 and ompt_dispatch_chunk_t are OpenMP 5.2's (LLVM 14's header has only 1 and 2). */
 typedef enum ompt_dispatch_t {
   ompt_dispatch_iteration = 1,
-  ompt_dispatch_section = 2
+  ompt_dispatch_section = 2,
+  ompt_dispatch_ws_loop_chunk = 3,
+  ompt_dispatch_taskloop_chunk = 4,
+  ompt_dispatch_distribute_chunk = 5
 } ompt_dispatch_t;
+
+/* What a chunk kind's instance.ptr points to: the chunk's first logical iteration and its
+   number of iterations. */
+typedef struct ompt_dispatch_chunk_t {
+  uint64_t start;
+  uint64_t iterations;
+} ompt_dispatch_chunk_t;
 
 typedef enum ompt_sync_region_t {
   ompt_sync_region_barrier = 1,          /* deprecated in 5.1 */

@@ -104,6 +104,18 @@ bool lite_ompt_ws_end(ompt_work_t kind, int barrier, const void *codeptr);
 void lite_ompt_combined_begin(struct lite_thread *thr);
 /* The work's end alone (a static loop of clang's, whose barrier is a call of its own). */
 void lite_ompt_ws_close(ompt_work_t kind, const void *codeptr);
+/* Dispatch events, from hand-outs that saw lite_ompt_on(): a worksharing loop's chunk of
+   logical iterations [lo, hi); a section (codeptr: the entry point's return address); the
+   chunks a static split gives the calling member (kind: ws_loop_chunk, distribute_chunk, or
+   section for each iteration of clang's static sections): chunk iterations from first, then
+   every stride, while under trip. */
+void lite_ompt_ws_chunk(uint64_t lo, uint64_t hi);
+void lite_ompt_section(const void *codeptr);
+void lite_ompt_static_chunks(ompt_dispatch_t kind, const void *codeptr, uint64_t first,
+                             uint64_t chunk, uint64_t stride, uint64_t trip);
+/* An ordered depend(sink) or depend(source) of a doacross loop, in force (inside the iteration
+   space): the iteration's n values, as dependences of the current task. */
+void lite_ompt_doacross(ompt_dependence_type_t type, const uint64_t *values, unsigned n);
 void lite_ompt_masked(ompt_scope_endpoint_t endpoint, const void *codeptr);
 /* taskwait, taskgroup: the sync region and its wait, begin or end. */
 void lite_ompt_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, const void *codeptr);
