@@ -68,7 +68,7 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
 
 static ompt_set_result_t set_callback(ompt_callbacks_t event, ompt_callback_t callback)
 {
-  if ((unsigned)event >= LITE_OMPT_EVENTS || event <= 0)
+  if ((unsigned)event >= LITE_OMPT_EVENTS || event <= 0 || lite_ompt_quiet())
     return ompt_set_error;
   ompt_set_result_t answer = dispatched[event] ? (ompt_set_result_t)dispatched[event]
                                                : ompt_set_never;
@@ -97,14 +97,17 @@ static int get_callback(ompt_callbacks_t event, ompt_callback_t *callback)
 static ompt_data_t *get_thread_data(void)
 {
   struct lite_thread *thr = lite_self_tls;
-  return thr != NULL && lite_ompt_on() ? &thr->ompt_data : NULL;
+  return thr != NULL && (lite_ompt_on() || lite_ompt_quiet()) ? &thr->ompt_data : NULL;
 }
 
 static int get_state(ompt_wait_id_t *wait_id)
 {
   struct lite_thread *thr = lite_self_tls;
+  /* A tool that registered nothing (lite_ompt_quiet) has no state kept for it: in a region or
+     not, as the team says. */
   if (!lite_ompt_on())
-    return ompt_state_work_serial;
+    return thr != NULL && thr->team != NULL && lite_ompt_quiet() ? ompt_state_work_parallel
+                                                                 : ompt_state_work_serial;
   /* A thread the runtime does not know (one the program made and that never called in): as
      LLVM's libomp, whose answer tools and LLVM's tests expect, work_serial, where OpenMP 5.1
      would allow ompt_state_undefined. */
@@ -280,7 +283,7 @@ static int get_partition_place_nums(int size, int *place_nums)
 /* -1 (unavailable) on a thread the runtime does not know, or with no tool attached. */
 static int get_proc_id(void)
 {
-  return lite_ompt_on() && lite_self_tls != NULL ? lite_os_cpu() : -1;
+  return (lite_ompt_on() || lite_ompt_quiet()) && lite_self_tls != NULL ? lite_os_cpu() : -1;
 }
 
 /* ------------------------------------------------------------------------------ enumerations */

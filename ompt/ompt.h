@@ -45,6 +45,9 @@ void lite_ompt_start_once(void);
 void lite_ompt_finish(void);
 /* The tool's finalize, once (ompt_finalize_tool and lite_ompt_finish). */
 void lite_ompt_finalize(void);
+/* A tool is attached that registered no callback in its initialize: the hooks are off, and
+   only thread data and the machine's queries answer (start.c). */
+bool lite_ompt_quiet(void);
 
 /* entry.c: the tool's registered callbacks, by event number. */
 #define LITE_OMPT_EVENTS 40

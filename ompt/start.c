@@ -37,6 +37,22 @@
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static ompt_start_tool_result_t *tool;
 static _Atomic bool finalized;
+/* The tool registered no callback in its initialize: the hooks stay off (lite_env.ompt 0), so
+   that it costs the program nothing, and later registrations fail (ompt_set_error, which OpenMP
+   5.1 section 4.2.4 allows outside an initializer). With the hooks on instead, a tool with
+   nothing registered cost every region its slow path (syncbench, 2 threads, medians of 5
+   interleaved runs: parallel 0.31 -> 0.38 us, critical 0.020 -> 0.028, lock 0.020 -> 0.023). */
+static bool quiet;
+
+bool lite_ompt_quiet(void) { return quiet; }
+
+static bool any_registered(void)
+{
+  for (unsigned e = 0; e < LITE_OMPT_EVENTS; e++)
+    if (lite_ompt_callbacks[e] != NULL)
+      return true;
+  return false;
+}
 
 /* ------------------------------------------------------------------------------ the log */
 
@@ -202,10 +218,12 @@ static void start(void)
   if (tool == NULL)
     return;
   /* The host is device number omp_get_initial_device(): the number of devices, 0 here. */
-  if (tool->initialize(lite_ompt_lookup, omp_get_initial_device(), &tool->tool_data) != 0)
+  if (tool->initialize(lite_ompt_lookup, omp_get_initial_device(), &tool->tool_data) == 0)
+    tool = NULL;
+  else if (any_registered())
     __atomic_store_n(&lite_env.ompt, true, __ATOMIC_RELAXED);
   else
-    tool = NULL;
+    quiet = true;
 }
 
 void lite_ompt_start_once(void) { pthread_once(&start_once, start); }
@@ -214,7 +232,8 @@ void lite_ompt_finalize(void)
 {
   if (tool == NULL || atomic_exchange(&finalized, true))
     return;
-  __atomic_store_n(&lite_env.ompt, LITE_OMPT_FINALIZED, __ATOMIC_RELAXED);
+  if (!quiet)
+    __atomic_store_n(&lite_env.ompt, LITE_OMPT_FINALIZED, __ATOMIC_RELAXED);
   if (tool->finalize != NULL)
     tool->finalize(&tool->tool_data);
   memset(lite_ompt_callbacks, 0, sizeof lite_ompt_callbacks);
@@ -222,6 +241,8 @@ void lite_ompt_finalize(void)
 
 void lite_ompt_finish(void)
 {
+  if (quiet)
+    lite_ompt_finalize();
   if (!lite_ompt_on())
     return;
   struct lite_thread *thr = lite_self_tls;
@@ -250,7 +271,7 @@ int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const
                            void *enter)
 {
   if (!lite_ompt_on())
-    return omp_control_tool_notool;
+    return quiet ? omp_control_tool_nocallback : omp_control_tool_notool;
   ompt_callback_control_tool_t cb = LITE_OMPT_CB(ompt_callback_control_tool);
   if (cb == NULL)
     return omp_control_tool_nocallback;

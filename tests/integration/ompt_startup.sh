@@ -142,6 +142,10 @@ run "OMP_TOOL=enabled (explicitly)" "${started[@]}" -- \
 run "initialize returns 0: no callback, no finalize" "1:^tool: initialize$" \
     "0:^tool: (thread_begin|parallel_begin|finalize|set )" -- \
     "${preload[@]}" OMPT_TEST_REFUSE=1 "OMP_TOOL_LIBRARIES=$out/ompt_tool.so" "$out/app"
+run "initialize registers nothing: hooks off, finalize once, late registration fails" \
+    "1:^tool: initialize$" "0:^tool: (thread_begin|parallel_begin|set )" \
+    "1:^tool: quiet late set = .* ok, thread data ok$" "1:^tool: finalize after 0 thread_begin" -- \
+    "${preload[@]}" OMPT_TEST_QUIET=1 "OMP_TOOL_LIBRARIES=$out/ompt_tool.so" "$out/app"
 run "only a library that declines: no tool" "${nothing[@]}" -- \
     "${preload[@]}" "OMP_TOOL_LIBRARIES=$out/ompt_decline.so" "$out/app"
 log_lines=("+:^----- START LOGGING OF TOOL REGISTRATION -----$"

@@ -11,7 +11,10 @@
      tool: finalize                           its finalize was called
    Variants: -DDECLINE: ompt_start_tool returns NULL (the runtime must go on searching);
    OMPT_TEST_REFUSE=1 in the environment: initialize returns 0 (the runtime must then call
-   nothing more of the tool, finalize included). */
+   nothing more of the tool, finalize included). OMPT_TEST_QUIET=1: initialize registers
+   nothing (the runtime then runs with its hooks off); finalize checks that a registration
+   after initialize fails and that thread data still answers:
+     tool: quiet late set = <answer> ok|WRONG, thread data ok|WRONG */
 #include <omp-tools.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -44,6 +47,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 
 static void never_called(void) {}
 
+static ompt_function_lookup_t quiet_lookup; /* set when initialize registered nothing */
+
 /* What ompt_set_callback must answer for these events (ompt/entry.c, README): thread_begin is
    dispatched every time, parallel_begin on some paths only (not a teams league), and no device
    exists here, so device_initialize never; 0 is no event at all. */
@@ -63,6 +68,10 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   printf("tool: initialize\n");
   if (getenv("OMPT_TEST_REFUSE") != NULL)
     return 0;
+  if (getenv("OMPT_TEST_QUIET") != NULL) {
+    quiet_lookup = lookup;
+    return 1;
+  }
   ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
   if (set_callback == NULL) {
     printf("tool: no ompt_set_callback WRONG\n");
@@ -82,6 +91,15 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
 static void finalize(ompt_data_t *tool_data)
 {
   (void)tool_data;
+  if (quiet_lookup != NULL) {
+    ompt_set_callback_t set_callback = (ompt_set_callback_t)quiet_lookup("ompt_set_callback");
+    ompt_get_thread_data_t get_thread_data =
+        (ompt_get_thread_data_t)quiet_lookup("ompt_get_thread_data");
+    ompt_set_result_t late = set_callback(ompt_callback_thread_begin,
+                                          (ompt_callback_t)on_thread_begin);
+    printf("tool: quiet late set = %d %s, thread data %s\n", (int)late,
+           late == ompt_set_error ? "ok" : "WRONG", get_thread_data() != NULL ? "ok" : "WRONG");
+  }
   printf("tool: finalize after %d thread_begin, %d parallel_begin\n",
          atomic_load(&thread_begins), atomic_load(&parallel_begins));
   fflush(stdout);
