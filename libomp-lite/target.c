@@ -202,8 +202,8 @@ void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapn
 }
 
 /* target data, enter data, exit data, update: with the host's memory shared, only their depend
-   clauses (on the 5.0 forms) have an effect. With a tool attached, each is reported (ompt/target.c): target data's begin as enter data and
-   its end as exit data. */
+   clauses (on the 5.0 forms) have an effect. With a tool attached, each is reported
+   (ompt/target.c): target data's begin as enter data and its end as exit data. */
 void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                           unsigned short *kinds)
 {

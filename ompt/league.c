@@ -89,9 +89,10 @@ void lite_ompt_league_end(struct lite_thread *thr, struct lite_ompt_league *leag
 }
 
 /* gcc's target teams: GOMP_teams4 is the loop condition around the body, so the league spans
-   calls, and is allocated; the program calls each team's body (invoker_program). No frame is set: the body runs in the caller's own frame, between
-   the calls. A league begun while no tool was attached has no record, and none is made later
-   (the tool may only go: ompt_finalize_tool). */
+   calls, and is allocated; the program calls each team's body (invoker_program). No frame is
+   set: the body runs in the caller's own frame, between the calls. A league begun while no tool
+   was attached has no record, and none is made later (the tool may only go:
+   ompt_finalize_tool). */
 void lite_ompt_teams_step(struct lite_thread *thr, bool first, bool more, unsigned requested,
                           const void *codeptr)
 {

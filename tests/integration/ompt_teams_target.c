@@ -46,7 +46,8 @@ static const char *where(const void *codeptr)
 static void flag_names(int flags, char *buf, size_t size)
 {
   snprintf(buf, size, "%s%s%s%s%s", flags & ompt_task_initial ? "initial" : "",
-           flags & ompt_task_implicit ? "implicit" : "", flags & ompt_task_explicit ? "explicit" : "",
+           flags & ompt_task_implicit ? "implicit" : "",
+           flags & ompt_task_explicit ? "explicit" : "",
            flags & ompt_task_target ? "target" : "",
            flags & ompt_task_undeferred ? "|undeferred" : "");
 }

@@ -45,8 +45,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 static void never_called(void) {}
 
 /* What ompt_set_callback must answer for these events (ompt/entry.c, README): thread_begin is
-   dispatched every time, parallel_begin on some paths only (not a teams league), and no device
-   exists here, so device_initialize never; 0 is no event at all. */
+   dispatched every time, parallel_begin on some paths only (not gcc's 4.5 GOMP_teams), and no
+   device exists here, so device_initialize never; 0 is no event at all. */
 static int check_set(ompt_set_callback_t set_callback, ompt_callbacks_t event, const char *name,
                      ompt_callback_t cb, ompt_set_result_t want)
 {
