@@ -328,8 +328,11 @@ struct lite_thread {
   const ompt_data_t *ompt_resume;
   bool ompt_part_continues; /* the task part that just returned submitted its next part */
   bool ompt_hide_next;      /* the task being submitted is a taskloop's range (ompt_hidden) */
-  /* The host teams region whose team it runs now (ompt/league.c), NULL if none. */
+  /* The host teams region whose team it runs now (ompt/league.c), and the target region it runs
+     as the host device's initial thread (ompt/target.c; read by other threads, atomically):
+     NULL if none. */
   struct lite_ompt_league *ompt_league;
+  struct lite_ompt_target *ompt_target;
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at

@@ -394,11 +394,47 @@ static int enumerate_mutex_impls(int current, int *next, const char **next_name)
 
 /* ------------------------------------------------------------------------------ devices */
 
-/* Outside any target region: there is no target to describe. */
+/* Inside a target region (all run on the host, ompt/target.c): the host's device number and
+   the region's id (the tool's target_data value, with the emi callback). The region is the
+   one its initial thread runs: the calling thread, or the thread that encountered the
+   outermost team it is in, unless that team was already there when the region began (its
+   other members are not in the region). No host operation is ever in progress. Such a member
+   reads the record while its thread may leave the region and its frame: what it read counts
+   only if the record is still published after. */
 static int get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t *host_op_id)
 {
-  (void)device_num, (void)target_id, (void)host_op_id;
-  return 0;
+  struct lite_thread *thr = lite_self_tls;
+  if (thr == NULL || !lite_ompt_on())
+    return 0;
+  struct lite_team *root_team = thr->team;
+  while (root_team != NULL && root_team->parent != NULL)
+    root_team = root_team->parent;
+  struct lite_thread *root = root_team != NULL ? root_team->ompt.encountering : thr;
+  if (root == NULL)
+    return 0;
+  struct lite_ompt_target *target = __atomic_load_n(&root->ompt_target, __ATOMIC_ACQUIRE);
+  struct lite_team *enclosing;
+  ompt_id_t id;
+  for (;;) {
+    if (target == NULL)
+      return 0;
+    enclosing = target->enclosing_root;
+    id = target->target_data.value;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    struct lite_ompt_target *again = __atomic_load_n(&root->ompt_target, __ATOMIC_ACQUIRE);
+    if (again == target)
+      break;
+    target = again;
+  }
+  if (root_team != NULL && root_team == enclosing)
+    return 0;
+  if (device_num != NULL)
+    *device_num = (uint64_t)omp_get_initial_device();
+  if (target_id != NULL)
+    *target_id = id;
+  if (host_op_id != NULL)
+    *host_op_id = 0;
+  return 1;
 }
 
 static int get_num_devices(void) { return 0; }

@@ -192,7 +192,12 @@ struct lite_ompt_target {
   const void *codeptr;
   int kind;
   bool traced;                      /* a tool was attached at the begin */
-  struct lite_ompt_league *league;  /* a target region's encountering thread's, put aside */
+  /* For a target region: the encountering thread's league, put aside, and target region; and
+     the outermost team it was in, whose members are not in this region (entry.c,
+     ompt_get_target_info), NULL if none. */
+  struct lite_ompt_league *league;
+  struct lite_ompt_target *outer;
+  struct lite_team *enclosing_root;
 };
 void lite_ompt_target_begin(struct lite_ompt_target *target, int kind, const void *codeptr);
 void lite_ompt_target_end(struct lite_ompt_target *target);

@@ -42,21 +42,34 @@ void lite_ompt_target_begin(struct lite_ompt_target *target, int kind, const voi
   target->traced = lite_ompt_attached();
   memset(&target->target_data, 0, sizeof target->target_data);
   /* A target region runs outside any league the thread is in (a team's parallel region may
-     meet one): its initial task is not that team's (entry.c, ompt_get_task_info). */
+     meet one): its initial task is not that team's (entry.c, ompt_get_task_info). Inside it,
+     ompt_get_target_info answers for it. */
   struct lite_thread *thr = lite_self();
   target->league = thr->ompt_league;
-  if (kind == ompt_target || kind == ompt_target_nowait)
+  target->outer = thr->ompt_target;
+  bool region = kind == ompt_target || kind == ompt_target_nowait;
+  if (region) {
     thr->ompt_league = NULL;
-  if (!target->traced)
-    return;
-  if (LITE_OMPT_CB(ompt_callback_target_emi) == NULL)
-    target->target_data.value = lite_ompt_unique_id();
-  dispatch(target, ompt_scope_begin);
+    struct lite_team *root = thr->team;
+    while (root != NULL && root->parent != NULL)
+      root = root->parent;
+    target->enclosing_root = root;
+  }
+  if (target->traced) {
+    if (LITE_OMPT_CB(ompt_callback_target_emi) == NULL)
+      target->target_data.value = lite_ompt_unique_id();
+    dispatch(target, ompt_scope_begin);
+  }
+  /* Published whole, with the tool's target_data (emi) as the begin left it. */
+  if (region)
+    __atomic_store_n(&thr->ompt_target, target, __ATOMIC_RELEASE);
 }
 
 void lite_ompt_target_end(struct lite_ompt_target *target)
 {
-  lite_self()->ompt_league = target->league;
+  struct lite_thread *thr = lite_self();
+  thr->ompt_league = target->league;
+  __atomic_store_n(&thr->ompt_target, target->outer, __ATOMIC_RELEASE);
   /* Not after a finalize, nor for a begin no tool saw. */
   if (target->traced && lite_ompt_attached())
     dispatch(target, ompt_scope_end);

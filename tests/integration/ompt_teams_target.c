@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <omp-tools.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,18 @@
 static uint64_t next_parallel = 1, next_task = 1, next_target = 1;
 static ompt_get_task_info_t get_task_info;
 static ompt_get_parallel_info_t get_parallel_info;
+static ompt_get_target_info_t get_target_info;
+/* Only the initial thread prints (a worker's events would interleave with its own). Not a
+   thread-local flag: gcc allows none in code a target region calls. */
+static pthread_t initial_thread;
+static int initial_known;
+static int on_initial(void)
+{
+  return !initial_known || pthread_equal(pthread_self(), initial_thread);
+}
+#define printf(...) (on_initial() ? printf(__VA_ARGS__) : 0)
+/* A worker's tasks are numbered apart, from 1001, so that the initial thread's stay in order. */
+static uint64_t next_worker_task = 1001;
 static void *app_base;
 
 int main(void);
@@ -57,6 +70,15 @@ static const char *parallel_kind(int flags)
   return flags & ompt_parallel_league ? "teams" : flags & ompt_parallel_team ? "parallel" : "?";
 }
 
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+  (void)thread_data;
+  if (type == ompt_thread_initial) {
+    initial_thread = pthread_self();
+    initial_known = 1;
+  }
+}
+
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
                               const ompt_frame_t *encountering_task_frame,
                               ompt_data_t *parallel_data, unsigned int requested, int flags,
@@ -83,7 +105,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   char names[64];
   flag_names(flags, names, sizeof names);
   if (endpoint == ompt_scope_begin) {
-    task_data->value = next_task++;
+    task_data->value = on_initial() ? next_task++
+                                    : __atomic_fetch_add(&next_worker_task, 1, __ATOMIC_RELAXED);
     /* A thread's initial task comes with its implicit region, which has no begin event. */
     if (parallel_data->value == 0)
       parallel_data->value = next_parallel++;
@@ -103,7 +126,8 @@ static void on_task_create(ompt_data_t *encountering_task_data,
   (void)encountering_task_frame, (void)has_dependences, (void)codeptr_ra;
   char names[64];
   flag_names(flags, names, sizeof names);
-  new_task_data->value = next_task++;
+  new_task_data->value = on_initial() ? next_task++
+                                      : __atomic_fetch_add(&next_worker_task, 1, __ATOMIC_RELAXED);
   printf("ev: task_create parent=T%" PRIu64 " T%" PRIu64 " %s\n", encountering_task_data->value,
          new_task_data->value, names);
 }
@@ -166,6 +190,19 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
          where(codeptr_ra));
 }
 
+/* The target region the calling thread is in, as the tool numbers it (0: none). */
+static unsigned target_now(void)
+{
+  uint64_t device_num = 0;
+  ompt_id_t target_id = 0, host_op_id = 1;
+  if (get_target_info(&device_num, &target_id, &host_op_id) != 1)
+    return 0;
+  if ((int)device_num != omp_get_initial_device() || host_op_id != 0)
+    printf("ev: WRONG: target info device %d, host_op_id %" PRIu64 "\n", (int)device_num,
+           host_op_id);
+  return getenv("OMPT_TEST_EMI") != NULL ? (unsigned)target_id : target_number(target_id);
+}
+
 /* The program's own look at where it is, from the innermost level out. */
 static void probe(const char *label)
 {
@@ -192,6 +229,9 @@ static void probe(const char *label)
       break;
     printf(" parallel(%d)=P%" PRIu64 " size=%d", level, parallel->value, size);
   }
+  unsigned target = target_now();
+  if (target != 0)
+    printf(" target=I%u", target);
   printf("\n");
 }
 
@@ -212,6 +252,9 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
   get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
   get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
+  get_target_info = (ompt_get_target_info_t)lookup("ompt_get_target_info");
+  check_set(set, ompt_callback_thread_begin, "thread_begin", (ompt_callback_t)on_thread_begin,
+            ompt_set_always);
   check_set(set, ompt_callback_parallel_begin, "parallel_begin",
             (ompt_callback_t)on_parallel_begin, ompt_set_sometimes);
   check_set(set, ompt_callback_parallel_end, "parallel_end", (ompt_callback_t)on_parallel_end,
@@ -272,12 +315,38 @@ int main(void)
   }
   LITE_EXPECT(sum == 3, "teams sum %d, expected 3", sum);
 
-  int x = 1;
-#pragma omp target map(tofrom : x)
+  int x = 1, in_target[2] = { -1, -1 };
+#pragma omp target map(tofrom : x, in_target)
   {
     probe("target");
     x++;
+    /* Both threads of a parallel region in the target region are in it. */
+#pragma omp parallel num_threads(2)
+    in_target[omp_get_thread_num()] = get_target_info != NULL ? (int)target_now() : 0;
   }
+  printf("ev: target's parallel: target I%d I%d\n", in_target[0], in_target[1]);
+  /* A thread of a parallel region whose primary thread runs a target region is not in it. */
+  int outside = -1;
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_num_threads() != 2) {
+      outside = 0; /* no other thread to look (never so here: nothing limits the team) */
+    } else if (omp_get_thread_num() == 0) {
+#pragma omp target map(tofrom : outside)
+      {
+#pragma omp atomic write
+        outside = -2;
+        while (__atomic_load_n(&outside, __ATOMIC_ACQUIRE) == -2)
+          ;
+      }
+    } else {
+      while (__atomic_load_n(&outside, __ATOMIC_ACQUIRE) != -2)
+        ;
+      __atomic_store_n(&outside, get_target_info != NULL ? (int)target_now() : 0,
+                       __ATOMIC_RELEASE);
+    }
+  }
+  printf("ev: beside a target region: target I%d\n", outside);
   int teams = 0;
 #pragma omp target teams num_teams(2) reduction(+ : teams)
   {

@@ -4,15 +4,17 @@
 # Builds into BUILD/tests/integration/ompt-teams/, against LLVM's omp-tools.h as ompt_startup.sh
 # does:
 #   app         gcc-built, linked against libomp-lite: a host teams league (GOMP_teams_reg),
-#               target, target teams (GOMP_target_ext, GOMP_teams4), target data around target
-#               update, enter data, exit data, target nowait
+#               target (with a parallel region in it, and in a parallel region), target teams
+#               (GOMP_target_ext, GOMP_teams4), target data around target update, enter data,
+#               exit data, target nowait
 #   app_clang   the same program clang-built (__kmpc_fork_teams for both teams constructs; the
 #               target constructs compiled to host code: no target event), run through the
 #               drop-in directory
 # and compares each run's whole event sequence ("ev: " lines: ids are the tool's own, numbered in
-# order, and every event comes from the initial thread) with the expected one below. The gcc
-# program runs twice, with ompt_callback_target and with ompt_callback_target_emi; and once with
-# OMP_TOOL=disabled (no tool: the same results, no event).
+# order; only the initial thread's events are printed, and its ids are numbered apart from the
+# workers') with the expected one below. The gcc program runs twice, with ompt_callback_target
+# and with ompt_callback_target_emi; and once with OMP_TOOL=disabled (no tool: the same results,
+# no event).
 #
 # usage: ompt_teams_target.sh [--builddir DIR] [--srcdir DIR]
 # Exit status: 0 pass, 1 fail, 77 skip (no LLVM omp-tools.h: apt-get install libomp-14-dev),
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --builddir) builddir=$2; shift 2 ;;
         --srcdir) srcdir=$2; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "ompt_teams_target: unknown argument $1"; exit 99 ;;
     esac
 done
@@ -85,52 +87,77 @@ ev: initial_task_end null T4 parallelism=0 index=1
 ev: teams_end P2 parent=T1 ra=main'
 
 # gcc: the target region runs in the encountering task (as LLVM's host fallback does: no
-# target task, no initial task of a device); target teams is GOMP_teams4's league, whose body
-# the program's loop runs (invoker=program, no enter frame, codeptr in the outlined function);
-# target data is enter data at its begin and exit data at its end (OpenMP 5.1, 2.14.2).
+# target task, no initial task of a device), and ompt_get_target_info answers for it there and
+# in both threads of its parallel region, not in the other thread of a region whose primary
+# thread runs one; target teams is GOMP_teams4's league, whose body the program's loop runs
+# (invoker=program, no enter frame, codeptr in the outlined function); target data is enter
+# data at its begin and exit data at its end (OpenMP 5.1, 2.14.2).
 gcc_expected="$teams_expected
 ev: target begin dev=host task=T1 I1 ra=main
-ev: probe target: task(0)=T1 initial P1 num=0 parallel(0)=P1 size=1
+ev: probe target: task(0)=T1 initial P1 num=0 parallel(0)=P1 size=1 target=I1
+ev: parallel_begin parent=T1 P5 requested=2 invoker=program enter=set ra=app
+ev: implicit_task_begin P5 T6 parallelism=2 index=0
+ev: implicit_task_end null T6 parallelism=0 index=0
+ev: parallel_end P5 parent=T1 ra=app
 ev: target end dev=host task=T1 I1 ra=main
-ev: target begin dev=host task=T1 I2 ra=main
-ev: teams_begin parent=T1 P5 requested=2 invoker=program enter=none ra=app
-ev: initial_task_begin P5 T6 parallelism=2 index=0
-ev: probe target team: task(0)=T6 initial P5 num=0 task(1)=T1 initial P1 num=0 parallel(0)=P5 size=2 parallel(1)=P1 size=1
-ev: initial_task_end null T6 parallelism=0 index=0
-ev: initial_task_begin P5 T7 parallelism=2 index=1
-ev: probe target team: task(0)=T7 initial P5 num=1 task(1)=T1 initial P1 num=0 parallel(0)=P5 size=2 parallel(1)=P1 size=1
-ev: initial_task_end null T7 parallelism=0 index=1
-ev: teams_end P5 parent=T1 ra=app
-ev: target end dev=host task=T1 I2 ra=main
-ev: enter_data begin dev=host task=T1 I3 ra=main
-ev: enter_data end dev=host task=T1 I3 ra=main
-ev: update begin dev=host task=T1 I4 ra=main
-ev: update end dev=host task=T1 I4 ra=main
-ev: exit_data begin dev=host task=T1 I5 ra=main
-ev: exit_data end dev=host task=T1 I5 ra=main
-ev: enter_data begin dev=host task=T1 I6 ra=main
-ev: enter_data end dev=host task=T1 I6 ra=main
-ev: exit_data begin dev=host task=T1 I7 ra=main
-ev: exit_data end dev=host task=T1 I7 ra=main
-ev: target_nowait begin dev=host task=T1 I8 ra=main
-ev: target_nowait end dev=host task=T1 I8 ra=main"
+ev: target's parallel: target I1 I1
+ev: parallel_begin parent=T1 P6 requested=2 invoker=program enter=set ra=main
+ev: implicit_task_begin P6 T7 parallelism=2 index=0
+ev: target begin dev=host task=T7 I2 ra=app
+ev: target end dev=host task=T7 I2 ra=app
+ev: implicit_task_end null T7 parallelism=0 index=0
+ev: parallel_end P6 parent=T1 ra=main
+ev: beside a target region: target I0
+ev: target begin dev=host task=T1 I3 ra=main
+ev: teams_begin parent=T1 P7 requested=2 invoker=program enter=none ra=app
+ev: initial_task_begin P7 T8 parallelism=2 index=0
+ev: probe target team: task(0)=T8 initial P7 num=0 task(1)=T1 initial P1 num=0 parallel(0)=P7 size=2 parallel(1)=P1 size=1 target=I3
+ev: initial_task_end null T8 parallelism=0 index=0
+ev: initial_task_begin P7 T9 parallelism=2 index=1
+ev: probe target team: task(0)=T9 initial P7 num=1 task(1)=T1 initial P1 num=0 parallel(0)=P7 size=2 parallel(1)=P1 size=1 target=I3
+ev: initial_task_end null T9 parallelism=0 index=1
+ev: teams_end P7 parent=T1 ra=app
+ev: target end dev=host task=T1 I3 ra=main
+ev: enter_data begin dev=host task=T1 I4 ra=main
+ev: enter_data end dev=host task=T1 I4 ra=main
+ev: update begin dev=host task=T1 I5 ra=main
+ev: update end dev=host task=T1 I5 ra=main
+ev: exit_data begin dev=host task=T1 I6 ra=main
+ev: exit_data end dev=host task=T1 I6 ra=main
+ev: enter_data begin dev=host task=T1 I7 ra=main
+ev: enter_data end dev=host task=T1 I7 ra=main
+ev: exit_data begin dev=host task=T1 I8 ra=main
+ev: exit_data end dev=host task=T1 I8 ra=main
+ev: target_nowait begin dev=host task=T1 I9 ra=main
+ev: target_nowait end dev=host task=T1 I9 ra=main"
 # The same through ompt_callback_target_emi: no target task, the tool's own target_data.
 gcc_emi_expected=$(sed -E '/^ev: [a-z_]+ (begin|end) dev=/{s/ ra=/ target_task=null ra=/;s/$/ (emi)/}' \
     <<< "$gcc_expected")
-# clang without -fopenmp-targets: no target event; target teams is a host league from
-# __kmpc_fork_teams; target nowait is a task of its own (__kmpc_omp_target_task_alloc), which
-# libomp-lite reports as an explicit task (LLVM's libomp flags it ompt_task_target).
+# clang without -fopenmp-targets: no target event, no target region for ompt_get_target_info;
+# target teams is a host league from __kmpc_fork_teams; target nowait is a task of its own
+# (__kmpc_omp_target_task_alloc), which libomp-lite reports as an explicit task (LLVM's libomp
+# flags it ompt_task_target).
 clang_expected="$teams_expected
 ev: probe target: task(0)=T1 initial P1 num=0 parallel(0)=P1 size=1
-ev: teams_begin parent=T1 P5 requested=2 invoker=runtime enter=set ra=main
-ev: initial_task_begin P5 T6 parallelism=2 index=0
-ev: probe target team: task(0)=T6 initial P5 num=0 task(1)=T1 initial P1 num=0 parallel(0)=P5 size=2 parallel(1)=P1 size=1
-ev: initial_task_end null T6 parallelism=0 index=0
-ev: initial_task_begin P5 T7 parallelism=2 index=1
-ev: probe target team: task(0)=T7 initial P5 num=1 task(1)=T1 initial P1 num=0 parallel(0)=P5 size=2 parallel(1)=P1 size=1
-ev: initial_task_end null T7 parallelism=0 index=1
-ev: teams_end P5 parent=T1 ra=main
-ev: task_create parent=T1 T8 explicit|undeferred"
+ev: parallel_begin parent=T1 P5 requested=2 invoker=program enter=set ra=main
+ev: implicit_task_begin P5 T6 parallelism=2 index=0
+ev: implicit_task_end null T6 parallelism=0 index=0
+ev: parallel_end P5 parent=T1 ra=main
+ev: target's parallel: target I0 I0
+ev: parallel_begin parent=T1 P6 requested=2 invoker=program enter=set ra=main
+ev: implicit_task_begin P6 T7 parallelism=2 index=0
+ev: implicit_task_end null T7 parallelism=0 index=0
+ev: parallel_end P6 parent=T1 ra=main
+ev: beside a target region: target I0
+ev: teams_begin parent=T1 P7 requested=2 invoker=runtime enter=set ra=main
+ev: initial_task_begin P7 T8 parallelism=2 index=0
+ev: probe target team: task(0)=T8 initial P7 num=0 task(1)=T1 initial P1 num=0 parallel(0)=P7 size=2 parallel(1)=P1 size=1
+ev: initial_task_end null T8 parallelism=0 index=0
+ev: initial_task_begin P7 T9 parallelism=2 index=1
+ev: probe target team: task(0)=T9 initial P7 num=1 task(1)=T1 initial P1 num=0 parallel(0)=P7 size=2 parallel(1)=P1 size=1
+ev: initial_task_end null T9 parallelism=0 index=1
+ev: teams_end P7 parent=T1 ra=main
+ev: task_create parent=T1 T10 explicit|undeferred"
 # At exit, after the program's last line.
 tail_expected='ev: initial_task_end parallel T1 parallelism=0 index=1'
 notool_expected='ev: probe main: no tool
@@ -139,6 +166,8 @@ ev: probe team'"'"'s parallel: no tool
 ev: probe team: no tool
 ev: probe team'"'"'s parallel: no tool
 ev: probe target: no tool
+ev: target'"'"'s parallel: target I0 I0
+ev: beside a target region: target I0
 ev: probe target team: no tool
 ev: probe target team: no tool'
 
