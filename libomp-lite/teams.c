@@ -2,7 +2,8 @@
    the encountering thread, each as the initial thread of its team. Teams do not synchronise with
    each other, so running them in turn is a valid schedule; each one can still fork a parallel
    region of its own. The team number and league size are the thread's (and are handed to the
-   members of the parallel regions it starts: team.c). */
+   members of the parallel regions it starts: team.c). With a tool attached, the league and each
+   team's initial task are reported (ompt/league.c). */
 #include "internal.h"
 #include "ompt/ompt.h"
 
