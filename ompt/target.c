@@ -37,6 +37,9 @@ static void dispatch(struct lite_ompt_target *target, ompt_scope_endpoint_t endp
 
 void lite_ompt_target_begin(struct lite_ompt_target *target, int kind, const void *codeptr)
 {
+  /* The thread state first: a target construct may be the program's first, whose thread state
+     decides whether a tool is attached (ompt.h). */
+  struct lite_thread *thr = lite_self();
   target->kind = kind;
   target->codeptr = codeptr;
   target->traced = lite_ompt_attached();
@@ -44,7 +47,6 @@ void lite_ompt_target_begin(struct lite_ompt_target *target, int kind, const voi
   /* A target region runs outside any league the thread is in (a team's parallel region may
      meet one): its initial task is not that team's (entry.c, ompt_get_task_info). Inside it,
      ompt_get_target_info answers for it. */
-  struct lite_thread *thr = lite_self();
   target->league = thr->ompt_league;
   target->outer = thr->ompt_target;
   bool region = kind == ompt_target || kind == ompt_target_nowait;
