@@ -102,5 +102,10 @@ KMPC_EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microt
   unsigned num_teams = push->num_teams, thread_limit = push->thread_limit;
   push->num_teams = 0;
   push->thread_limit = 0;
-  GOMP_teams_reg(run_microtask, &frame, num_teams, thread_limit, 0);
+  /* A tool's codeptr_ra and enter frame are this entry point's, as for __kmpc_fork_call. */
+  if (lite_ompt_on())
+    lite_teams_run_ompt(__builtin_return_address(0), __builtin_frame_address(0), run_microtask,
+                        &frame, num_teams, thread_limit);
+  else
+    GOMP_teams_reg(run_microtask, &frame, num_teams, thread_limit, 0);
 }

@@ -328,6 +328,11 @@ struct lite_thread {
   const ompt_data_t *ompt_resume;
   bool ompt_part_continues; /* the task part that just returned submitted its next part */
   bool ompt_hide_next;      /* the task being submitted is a taskloop's range (ompt_hidden) */
+  /* The host teams region whose team it runs now (ompt/league.c), and the target region it runs
+     as the host device's initial thread (ompt/target.c; read by other threads, atomically):
+     NULL if none. */
+  struct lite_ompt_league *ompt_league;
+  struct lite_ompt_target *ompt_target;
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -761,6 +766,10 @@ void lite_parallel_begin(void (*fn)(void *), void *data, unsigned num_threads, u
 unsigned lite_parallel_run_ompt(const void *codeptr, void *enter, void (*fn)(void *), void *data,
                                 unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,
                                 void *arg);
+/* GOMP_teams_reg with OMPT events (ompt/league.c), from an entry point whose return address is
+   codeptr and whose frame is enter; the plain league if no tool is attached after all. */
+void lite_teams_run_ompt(const void *codeptr, void *enter, void (*fn)(void *), void *data,
+                         unsigned num_teams, unsigned thread_limit);
 /* lite_parallel_run, timed for OMPLITE_PROFILE and OMPLITE_TRACE (site: the call site). */
 unsigned lite_parallel_run_profiled(const void *site, void (*fn)(void *), void *data,
                                     unsigned num_threads, unsigned flags, lite_ws_setup_fn setup,

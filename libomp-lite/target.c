@@ -10,6 +10,7 @@
    clauses are met. Binaries that carry offload images register them; with no device, those
    images are never used. */
 #include "internal.h"
+#include "ompt/ompt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +25,8 @@ enum {
   TARGET_ARG_ID_MASK = ((1 << 8) - 1) << 8,
   TARGET_ARG_THREAD_LIMIT = 2 << 8,
   TARGET_ARG_VALUE_SHIFT = 16,
+  TARGET_FLAG_NOWAIT = 1 << 0,
+  TARGET_FLAG_EXIT_DATA = 1 << 1,
 };
 
 /* The host's device number: the initial device comes after the offload devices (none). */
@@ -70,6 +73,9 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
     thr->nsolo = 0;
   }
   fn(hostaddrs);
+  /* gcc 5 to 8's GOMP_teams began a league of one that ends with the region (teams.c). */
+  if (lite_unlikely(thr->ompt_league != saved.ompt_league))
+    lite_ompt_teams_step(thr, false, false, 1, NULL);
   /* The region ends with the implicit barrier of its initial task. */
   lite_tasks_drain(thr);
   if (thr->task != NULL)
@@ -96,6 +102,17 @@ static void run_on_host(void (*fn)(void *), void **hostaddrs, unsigned thread_li
     thr->solo = solo;
     thr->nsolo = nsolo;
   }
+}
+
+/* run_on_host with a tool attached: the region's begin and end events (ompt/target.c). */
+static __attribute__((noinline, cold)) void run_traced(int kind, const void *codeptr,
+                                                       void (*fn)(void *), void **hostaddrs,
+                                                       unsigned thread_limit)
+{
+  struct lite_ompt_target target;
+  lite_ompt_target_begin(&target, kind, codeptr);
+  run_on_host(fn, hostaddrs, thread_limit);
+  lite_ompt_target_end(&target);
 }
 
 /* firstprivate map entries: copied now into one block (alignment 2^(kind >> 8)), and the region
@@ -167,7 +184,11 @@ void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **hosta
       lite_fatal("out of memory for the firstprivate variables of a target region");
     copy_firstprivate(block, mapnum, hostaddrs, sizes, kinds);
   }
-  run_on_host(fn, hostaddrs, thread_limit_arg(args));
+  if (lite_ompt_on())
+    run_traced(flags & TARGET_FLAG_NOWAIT ? ompt_target_nowait : ompt_target,
+               __builtin_return_address(0), fn, hostaddrs, thread_limit_arg(args));
+  else
+    run_on_host(fn, hostaddrs, thread_limit_arg(args));
   free(block);
 }
 
@@ -177,16 +198,22 @@ void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapn
 {
   (void)unused, (void)mapnum, (void)sizes, (void)kinds;
   check_device(device);
-  run_on_host(fn, hostaddrs, 0);
+  if (lite_ompt_on())
+    run_traced(ompt_target, __builtin_return_address(0), fn, hostaddrs, 0);
+  else
+    run_on_host(fn, hostaddrs, 0);
 }
 
 /* target data, enter data, exit data, update: with the host's memory shared, only their depend
-   clauses (on the 5.0 forms) have an effect. */
+   clauses (on the 5.0 forms) have an effect. With a tool attached, each is reported
+   (ompt/target.c): target data's begin as enter data and its end as exit data. */
 void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                           unsigned short *kinds)
 {
   (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
   check_device(device);
+  if (lite_ompt_on())
+    lite_ompt_target_op(ompt_target_enter_data, __builtin_return_address(0));
 }
 
 void GOMP_target_data(int device, const void *unused, size_t mapnum, void **hostaddrs,
@@ -194,33 +221,51 @@ void GOMP_target_data(int device, const void *unused, size_t mapnum, void **host
 {
   (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
   check_device(device);
+  if (lite_ompt_on())
+    lite_ompt_target_op(ompt_target_enter_data, __builtin_return_address(0));
 }
 
-void GOMP_target_end_data(void) {}
+void GOMP_target_end_data(void)
+{
+  if (lite_ompt_on())
+    lite_ompt_target_op(ompt_target_exit_data, __builtin_return_address(0));
+}
 
 void GOMP_target_update(int device, const void *unused, size_t mapnum, void **hostaddrs,
                         size_t *sizes, unsigned char *kinds)
 {
   (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
   check_device(device);
+  if (lite_ompt_on())
+    lite_ompt_target_op(ompt_target_update, __builtin_return_address(0));
 }
 
 void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                             unsigned short *kinds, unsigned flags, void **depend)
 {
-  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
   check_device(device);
   if (depend != NULL)
     GOMP_taskwait_depend(depend);
+  if (lite_ompt_on())
+    lite_ompt_target_op(flags & TARGET_FLAG_NOWAIT ? ompt_target_update_nowait
+                                                   : ompt_target_update,
+                        __builtin_return_address(0));
 }
 
 void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                  unsigned short *kinds, unsigned flags, void **depend)
 {
-  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+  (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
   check_device(device);
   if (depend != NULL)
     GOMP_taskwait_depend(depend);
+  if (lite_ompt_on()) {
+    bool exit = flags & TARGET_FLAG_EXIT_DATA, nowait = flags & TARGET_FLAG_NOWAIT;
+    int kind = exit ? (nowait ? ompt_target_exit_data_nowait : ompt_target_exit_data)
+                    : (nowait ? ompt_target_enter_data_nowait : ompt_target_enter_data);
+    lite_ompt_target_op(kind, __builtin_return_address(0));
+  }
 }
 
 /* Offload images: there is no device to load them on. */

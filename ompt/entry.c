@@ -17,10 +17,12 @@ ompt_callback_t lite_ompt_callbacks[LITE_OMPT_EVENTS];
 static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   [ompt_callback_thread_begin] = ompt_set_always,
   [ompt_callback_thread_end] = ompt_set_always,
-  /* Not for a teams construct's league, nor the host teams' initial tasks. */
-  [ompt_callback_parallel_begin] = ompt_set_sometimes,
-  [ompt_callback_parallel_end] = ompt_set_sometimes,
-  [ompt_callback_implicit_task] = ompt_set_sometimes,
+  /* Parallel regions, and host teams regions' leagues (ompt_parallel_league) and their teams'
+     initial tasks (league.c), from gcc's GOMP_teams_reg, GOMP_teams4 and GOMP_teams (gcc 5-8,
+     whose league the target region's end ends) and clang's __kmpc_fork_teams. */
+  [ompt_callback_parallel_begin] = ompt_set_always,
+  [ompt_callback_parallel_end] = ompt_set_always,
+  [ompt_callback_implicit_task] = ompt_set_always,
   /* Barriers, taskwait and taskgroup: not the reduction kind, nor the barriers gcc's combined
      constructs and single end with (plain GOMP_barrier calls, dispatched as explicit). */
   [ompt_callback_sync_region] = ompt_set_sometimes,
@@ -62,6 +64,25 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
   /* Tasks' depend clauses; doacross sink and source, of gcc's loops and clang's. */
   [ompt_callback_dependences] = ompt_set_sometimes,
   [ompt_callback_task_dependence] = ompt_set_always,
+  /* Target constructs of gcc-built programs, all run on the host (target.c): the region, target
+     data (its begin as enter data, its end as exit data, as OpenMP 5.1 section 2.14.2 says),
+     enter data, exit data, update. clang without -fopenmp-targets compiles them to host code
+     that calls no runtime entry: the runtime sees no target region there, as LLVM's does not. */
+  [ompt_callback_target] = ompt_set_always,
+  [ompt_callback_target_emi] = ompt_set_always,
+  /* OpenMP 5.1 (section 4.2.4, Table 4.2) allows only ompt_set_always for these, the events of
+     a device and of data moved to it and kernels launched there: none happens here (no device
+     but the host, whose memory the regions share, and whose regions are called, not
+     launched), so a callback is kept and never called. */
+  [ompt_callback_device_initialize] = ompt_set_always,
+  [ompt_callback_device_finalize] = ompt_set_always,
+  [ompt_callback_device_load] = ompt_set_always,
+  [ompt_callback_device_unload] = ompt_set_always,
+  [ompt_callback_target_data_op] = ompt_set_always,
+  [ompt_callback_target_data_op_emi] = ompt_set_always,
+  [ompt_callback_target_submit] = ompt_set_always,
+  [ompt_callback_target_submit_emi] = ompt_set_always,
+  /* ompt_set_never, left out: target_map and target_map_emi (nothing is mapped). */
 };
 
 /* ------------------------------------------------------------------------------ callbacks */
@@ -118,7 +139,7 @@ static int get_state(ompt_wait_id_t *wait_id)
   return thr->ompt_state;
 }
 
-static uint64_t get_unique_id(void)
+uint64_t lite_ompt_unique_id(void)
 {
   static _Atomic uint64_t next = 1;
   return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
@@ -152,6 +173,19 @@ static int get_parallel_info(int level, ompt_data_t **parallel_data, int *team_s
       root = team->ompt.encountering;
     team = team->parent;
   }
+  /* Outside any team of its own, a root thread running a team of a host teams region is in the
+     league's region, which the implicit one of its initial task encloses. */
+  struct lite_ompt_league *league = team == NULL && root != NULL ? root->ompt_league : NULL;
+  if (league != NULL) {
+    if (level == 0) {
+      if (parallel_data != NULL)
+        *parallel_data = &league->parallel_data;
+      if (team_size != NULL)
+        *team_size = (int)league->size;
+      return 2;
+    }
+    level--;
+  }
   if (level > 0)
     return 0;
   if (team != NULL) {
@@ -172,18 +206,28 @@ static int get_parallel_info(int level, ompt_data_t **parallel_data, int *team_s
 }
 
 /* Where thr's task at an ancestor level is: the task, the team whose region binds it (NULL: the
-   implicit one of an initial task) and the thread number in it. */
+   implicit one of an initial task, or a host teams league), the thread number in it, and the
+   root thread whose initial task (or league) encloses it, once the walk is outside every team. */
 struct task_at {
   struct lite_task *task;
   struct lite_team *team;
   unsigned thread_num;
+  struct lite_thread *root;
 };
+
+/* The league whose running team's initial task t is (league.c), or NULL. */
+static struct lite_ompt_league *league_of(const struct task_at *at)
+{
+  struct lite_ompt_league *league = at->root != NULL ? at->root->ompt_league : NULL;
+  return league != NULL && at->task == &league->initial ? league : NULL;
+}
 
 static bool find_task(struct lite_thread *thr, int level, struct task_at *at)
 {
   at->task = thr->task;
   at->team = thr->team;
   at->thread_num = thr->team != NULL ? thr->id : 0;
+  at->root = thr->team == NULL ? thr : NULL;
   if (at->task == NULL) {
     if (thr->is_worker || thr->team != NULL)
       return false; /* a worker between regions runs no task */
@@ -196,12 +240,22 @@ static bool find_task(struct lite_thread *thr, int level, struct task_at *at)
       continue;
     }
     struct lite_team *team = at->team;
-    if (team == NULL)
-      return false; /* the initial task has no parent */
+    if (team == NULL) {
+      /* A team's initial task: its parent is the task that met the teams construct. An
+         initial task of a thread has none. */
+      struct lite_ompt_league *league = league_of(at);
+      if (league == NULL)
+        return false;
+      at->task = league->encountering;
+      at->thread_num = 0;
+      continue;
+    }
     at->task = team->saved_task;
     if (at->task == NULL)
       at->task = &initial_thread_of(team)->root_task;
     at->thread_num = team->parent != NULL ? team->parent_id : 0;
+    if (team->parent == NULL)
+      at->root = team->ompt.encountering;
     at->team = team->parent;
   }
   return true;
@@ -216,6 +270,7 @@ static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_fr
     return 0;
   struct lite_task *t = at.task;
   bool initial = t->implicit && at.team == NULL;
+  struct lite_ompt_league *league = initial ? league_of(&at) : NULL;
   if (flags != NULL) /* an implicit task is undeferred, as LLVM's runtime says */
     *flags = initial      ? ompt_task_initial
              : t->implicit ? ompt_task_implicit | ompt_task_undeferred
@@ -225,9 +280,11 @@ static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_fr
   if (task_frame != NULL)
     *task_frame = &t->ompt_frame;
   if (parallel_data != NULL)
-    *parallel_data = initial ? &root_of(t)->ompt_initial_parallel : &at.team->ompt.parallel_data;
-  if (thread_num != NULL)
-    *thread_num = (int)at.thread_num;
+    *parallel_data = league != NULL ? &league->parallel_data
+                     : initial      ? &root_of(t)->ompt_initial_parallel
+                                    : &at.team->ompt.parallel_data;
+  if (thread_num != NULL) /* a team's initial task: its team's number in the league */
+    *thread_num = league != NULL ? (int)league->index : (int)at.thread_num;
   return 2;
 }
 
@@ -353,11 +410,47 @@ static int enumerate_mutex_impls(int current, int *next, const char **next_name)
 
 /* ------------------------------------------------------------------------------ devices */
 
-/* Outside any target region: there is no target to describe. */
+/* Inside a target region (all run on the host, ompt/target.c): the host's device number and
+   the region's id (the tool's target_data value, with the emi callback). The region is the
+   one its initial thread runs: the calling thread, or the thread that encountered the
+   outermost team it is in, unless that team was already there when the region began (its
+   other members are not in the region). No host operation is ever in progress. Such a member
+   reads the record while its thread may leave the region and its frame: what it read counts
+   only if the record is still published after. */
 static int get_target_info(uint64_t *device_num, ompt_id_t *target_id, ompt_id_t *host_op_id)
 {
-  (void)device_num, (void)target_id, (void)host_op_id;
-  return 0;
+  struct lite_thread *thr = lite_self_tls;
+  if (thr == NULL || !lite_ompt_on())
+    return 0;
+  struct lite_team *root_team = thr->team;
+  while (root_team != NULL && root_team->parent != NULL)
+    root_team = root_team->parent;
+  struct lite_thread *root = root_team != NULL ? root_team->ompt.encountering : thr;
+  if (root == NULL)
+    return 0;
+  struct lite_ompt_target *target = __atomic_load_n(&root->ompt_target, __ATOMIC_ACQUIRE);
+  struct lite_team *enclosing;
+  ompt_id_t id;
+  for (;;) {
+    if (target == NULL)
+      return 0;
+    enclosing = target->enclosing_root;
+    id = target->target_data.value;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    struct lite_ompt_target *again = __atomic_load_n(&root->ompt_target, __ATOMIC_ACQUIRE);
+    if (again == target)
+      break;
+    target = again;
+  }
+  if (root_team != NULL && root_team == enclosing)
+    return 0;
+  if (device_num != NULL)
+    *device_num = (uint64_t)omp_get_initial_device();
+  if (target_id != NULL)
+    *target_id = id;
+  if (host_op_id != NULL)
+    *host_op_id = 0;
+  return 1;
 }
 
 static int get_num_devices(void) { return 0; }
@@ -379,7 +472,7 @@ ompt_interface_fn_t lite_ompt_lookup(const char *name)
     ENTRY("ompt_get_callback", get_callback),
     ENTRY("ompt_get_thread_data", get_thread_data),
     ENTRY("ompt_get_state", get_state),
-    ENTRY("ompt_get_unique_id", get_unique_id),
+    ENTRY("ompt_get_unique_id", lite_ompt_unique_id),
     ENTRY("ompt_get_parallel_info", get_parallel_info),
     ENTRY("ompt_get_task_info", get_task_info),
     ENTRY("ompt_get_task_memory", get_task_memory),

@@ -6,4 +6,6 @@ libomp_lite_internal_la_SOURCES += \
 	ompt/entry.c \
 	ompt/events.c \
 	ompt/constructs.c \
-	ompt/tasks.c
+	ompt/tasks.c \
+	ompt/league.c \
+	ompt/target.c

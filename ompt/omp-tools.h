@@ -192,6 +192,17 @@ typedef enum ompt_dependence_type_t {
   ompt_dependence_type_inoutset = 7
 } ompt_dependence_type_t;
 
+typedef enum ompt_target_t {
+  ompt_target = 1,
+  ompt_target_enter_data = 2,
+  ompt_target_exit_data = 3,
+  ompt_target_update = 4,
+  ompt_target_nowait = 9,
+  ompt_target_enter_data_nowait = 10,
+  ompt_target_exit_data_nowait = 11,
+  ompt_target_update_nowait = 12
+} ompt_target_t;
+
 typedef enum ompt_severity_t {
   ompt_warning = 1,
   ompt_fatal = 2
@@ -341,6 +352,13 @@ typedef void (*ompt_callback_dependences_t)(ompt_data_t *task_data, const ompt_d
                                             int ndeps);
 typedef void (*ompt_callback_task_dependence_t)(ompt_data_t *src_task_data,
                                                 ompt_data_t *sink_task_data);
+typedef void (*ompt_callback_target_t)(ompt_target_t kind, ompt_scope_endpoint_t endpoint,
+                                       int device_num, ompt_data_t *task_data,
+                                       ompt_id_t target_id, const void *codeptr_ra);
+typedef void (*ompt_callback_target_emi_t)(ompt_target_t kind, ompt_scope_endpoint_t endpoint,
+                                           int device_num, ompt_data_t *task_data,
+                                           ompt_data_t *target_task_data,
+                                           ompt_data_t *target_data, const void *codeptr_ra);
 typedef void (*ompt_callback_error_t)(ompt_severity_t severity, const char *message,
                                       size_t length, const void *codeptr_ra);
 

@@ -55,6 +55,8 @@ extern ompt_callback_t lite_ompt_callbacks[LITE_OMPT_EVENTS];
 /* The callback registered for event (a name from omp-tools.h, whose type is name##_t). */
 #define LITE_OMPT_CB(event) ((event##_t)lite_ompt_callbacks[event])
 ompt_interface_fn_t lite_ompt_lookup(const char *name);
+/* ompt_get_unique_id: a number not given before, for the whole process. */
+uint64_t lite_ompt_unique_id(void);
 
 /* events.c: thread begin and end. A root thread (one that made its own state: the initial
    thread, or a pthread of the program) also begins and ends its initial task. */
@@ -165,6 +167,57 @@ void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int
                               void *exit_frame, const void *codeptr);
 void lite_ompt_included_end(struct lite_task *e, struct lite_task *parent,
                             ompt_task_status_t status);
+
+/* league.c: a host teams region (teams.c), a league whose teams run one after another on the
+   encountering thread: parallel-begin and -end with ompt_parallel_league around it, and each
+   team's initial task, the thread's current task while the team runs, begins and ends with
+   ompt_task_initial. The league lives as long as the region (on the entry point's stack, or
+   allocated for gcc's GOMP_teams4, whose league spans calls). */
+struct lite_ompt_league {
+  ompt_data_t parallel_data;
+  const void *codeptr;
+  unsigned size;                    /* its teams */
+  unsigned index;                   /* the running team's number */
+  int flags;
+  bool stepped;                     /* GOMP_teams4's: allocated, one call a team */
+  struct lite_task *encountering;   /* the task that met the construct */
+  struct lite_ompt_league *outer;   /* the thread's ompt_league before */
+  struct lite_task initial;         /* the running team's initial task */
+};
+/* requested: the number of teams the construct asked for (0: none said); enter: the entry
+   point's frame, the encountering task's enter frame during the region (NULL: none); invoker:
+   ompt_parallel_invoker_runtime where the runtime calls each team's body (GOMP_teams_reg,
+   __kmpc_fork_teams: LLVM's answer for both), _program where the program does (GOMP_teams4). */
+void lite_ompt_league_begin(struct lite_thread *thr, struct lite_ompt_league *league,
+                            const void *codeptr, void *enter, unsigned requested, unsigned size,
+                            int invoker);
+/* Team thr->team_num of the league begins (its initial task becomes the thread's task) or ends. */
+void lite_ompt_team_begin(struct lite_thread *thr, struct lite_ompt_league *league);
+void lite_ompt_team_end(struct lite_thread *thr, struct lite_ompt_league *league);
+void lite_ompt_league_end(struct lite_thread *thr, struct lite_ompt_league *league);
+/* GOMP_teams4's call (first: the league's first; more: its answer, thr's team_num the next
+   team's): the events of the teams it ends and begins. */
+void lite_ompt_teams_step(struct lite_thread *thr, bool first, bool more, unsigned requested,
+                          const void *codeptr);
+
+/* target.c: target constructs run on the host (libomp-lite/target.c). A construct's events,
+   kind an ompt_target_t, begin and end around its work, the same record passed to both. */
+struct lite_ompt_target {
+  ompt_data_t target_data;          /* the tool's (emi), or our target_id in its value */
+  const void *codeptr;
+  int kind;
+  bool traced;                      /* a tool was attached at the begin */
+  /* For a target region: the encountering thread's league, put aside, and target region; and
+     the outermost team it was in, whose members are not in this region (entry.c,
+     ompt_get_target_info), NULL if none. */
+  struct lite_ompt_league *league;
+  struct lite_ompt_target *outer;
+  struct lite_team *enclosing_root;
+};
+void lite_ompt_target_begin(struct lite_ompt_target *target, int kind, const void *codeptr);
+void lite_ompt_target_end(struct lite_ompt_target *target);
+/* A construct with no region (target enter data, exit data, update): begin, then end. */
+void lite_ompt_target_op(int kind, const void *codeptr);
 
 /* omp_control_tool's work. */
 int lite_ompt_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr,

@@ -49,9 +49,9 @@ static void never_called(void) {}
 
 static ompt_function_lookup_t quiet_lookup; /* set when initialize registered nothing */
 
-/* What ompt_set_callback must answer for these events (ompt/entry.c, README): thread_begin is
-   dispatched every time, parallel_begin on some paths only (not a teams league), and no device
-   exists here, so device_initialize never; 0 is no event at all. */
+/* What ompt_set_callback must answer for these events (ompt/entry.c, README): thread_begin and
+   parallel_begin are dispatched every time (OpenMP 5.1 allows no other answer for them), and
+   nothing is mapped to a device here, so target_map never; 0 is no event at all. */
 static int check_set(ompt_set_callback_t set_callback, ompt_callbacks_t event, const char *name,
                      ompt_callback_t cb, ompt_set_result_t want)
 {
@@ -80,8 +80,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
   check_set(set_callback, ompt_callback_thread_begin, "thread_begin",
             (ompt_callback_t)on_thread_begin, ompt_set_always);
   check_set(set_callback, ompt_callback_parallel_begin, "parallel_begin",
-            (ompt_callback_t)on_parallel_begin, ompt_set_sometimes);
-  check_set(set_callback, ompt_callback_device_initialize, "device_initialize",
+            (ompt_callback_t)on_parallel_begin, ompt_set_always);
+  check_set(set_callback, ompt_callback_target_map, "target_map",
             (ompt_callback_t)never_called, ompt_set_never);
   check_set(set_callback, (ompt_callbacks_t)0, "(no event)",
             (ompt_callback_t)never_called, ompt_set_error);
