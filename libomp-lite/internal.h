@@ -407,6 +407,20 @@ _Static_assert(LITE_TEAM_LINE(reduction_group) < LITE_TEAM_LINE(leader_task),
    warning), so that a typo such as 100000 cannot exhaust memory before pthread_create fails. */
 #define LITE_MAX_TEAM_THREADS 4096
 
+/* Worksharing constructs a team can have in flight: with nowait, a fast thread may run this many
+   constructs ahead of a slow one before it waits for an entry to free up. */
+#define LITE_WS_RING 8
+
+/* One member's part of a loop, in iteration indices [lo, hi). */
+struct lite_range {
+  _Atomic uint32_t lock; /* taken by the owner and by thieves when the loop steals */
+  uint32_t tag;          /* the ws ticket the range was set up for (stale otherwise) */
+  uint64_t lo, hi;
+  uint64_t next_chunk;   /* CYCLIC: the member's next chunk number */
+  uint8_t final_chunk;   /* OWN with stealing: what its member did with the loop's final chunk
+                            (sched/steal.c) */
+} LITE_ALIGNED;
+
 /* One team member's arrival word, on its own cache line: the leader gathers them at a join or
    barrier, so arrivals never contend on one shared counter. */
 struct lite_slot {
@@ -431,6 +445,11 @@ struct lite_slot {
   _Atomic uint32_t bell;
   _Atomic uint32_t parked;
   _Atomic uint32_t idle;      /* it sleeps on bell between regions (team.c, idle_wait) */
+  /* Its part of each ring entry's loop (pool->ring[k], sched/): in the member's own memory, on
+     its node (affinity/home.c), where it takes its chunks; a thief fetches the line from
+     there. In an array of the entry's, first touched by the member that set it up, every
+     member's range was on that member's node. */
+  struct lite_range ranges[LITE_WS_RING];
 } LITE_ALIGNED;
 
 /* The release word's top bit says "the parallel region was cancelled": setting it changes the
@@ -642,9 +661,6 @@ void lite_thread_key_delete(void);
 
 /* ---------------------------------------------------------------- worksharing (work.c, sched/) */
 
-/* Worksharing constructs a team can have in flight: with nowait, a fast thread may run this many
-   constructs ahead of a slow one before it waits for an entry to free up. */
-#define LITE_WS_RING 8
 
 /* How a loop's iterations are handed out. */
 enum lite_handout {
@@ -657,15 +673,6 @@ enum lite_handout {
   LITE_HANDOUT_WHOLE,   /* tiny: the first member that asks takes everything */
 };
 
-/* One member's part of a loop, in iteration indices [lo, hi). */
-struct lite_range {
-  _Atomic uint32_t lock; /* taken by the owner and by thieves when the loop steals */
-  uint32_t tag;          /* the ws ticket the range was set up for (stale otherwise) */
-  uint64_t lo, hi;
-  uint64_t next_chunk;   /* CYCLIC: the member's next chunk number */
-  uint8_t final_chunk;   /* OWN with stealing: what its member did with the loop's final chunk
-                            (sched/steal.c) */
-} LITE_ALIGNED;
 
 struct lite_site;
 
@@ -703,7 +710,10 @@ struct lite_ws {
   uint64_t count, chunk, start, incr, end;
   void *mem;                            /* GOMP_loop_start's shared scratch memory */
   size_t mem_size;
-  struct lite_range *ranges;            /* [nthreads] for STATIC, CYCLIC and OWN */
+  struct lite_pool *pool;               /* a pool's ring entry: its members' ranges are in
+                                           their slots (lite_ws_range); NULL for a team of one */
+  unsigned ring_index;                  /* which entry of pool->ring */
+  struct lite_range *ranges;            /* [nthreads] for STATIC, CYCLIC and OWN, without pool */
   unsigned ranges_cap;
   struct lite_site *site;               /* call-site statistics (sched/site.c) */
   uint64_t start_ns;                    /* when the loop started, if this run is measured */

@@ -435,6 +435,10 @@ static struct lite_pool *pool_create(struct lite_thread *leader, unsigned level)
     return NULL;
   }
   memset(pool->ring, 0, LITE_WS_RING * sizeof *pool->ring);
+  for (unsigned k = 0; k < LITE_WS_RING; k++) {
+    pool->ring[k].pool = pool;
+    pool->ring[k].ring_index = k;
+  }
   pool->team_storage.ring = pool->ring;
   pool->team_storage.ring_mask = LITE_WS_RING - 1;
   lite_registry_add(pool);

@@ -85,8 +85,8 @@ void lite_sched_resolve_runtime(struct lite_thread *thr, struct lite_loop_reques
 
 static void reserve_ranges(struct lite_ws *ws)
 {
-  if (ws->nthreads <= ws->ranges_cap)
-    return;
+  if (ws->pool != NULL || ws->nthreads <= ws->ranges_cap)
+    return; /* a pool's members have theirs in their slots */
   free(ws->ranges);
   ws->ranges = aligned_alloc(LITE_CACHE_LINE, ws->nthreads * sizeof *ws->ranges);
   if (ws->ranges == NULL)
@@ -218,7 +218,7 @@ void lite_static_block(uint64_t count, unsigned n, unsigned id, uint64_t *lo, ui
 
 static struct lite_range *own_range(struct lite_ws *ws, unsigned id)
 {
-  struct lite_range *range = &ws->ranges[id];
+  struct lite_range *range = lite_ws_range(ws, id);
   uint32_t ticket = (uint32_t)atomic_load_explicit(&ws->ticket, memory_order_relaxed);
   if (range->tag != ticket) {
     range->tag = ticket;

@@ -35,6 +35,13 @@ static inline void lite_sched_unlock(_Atomic uint32_t *word)
   atomic_store_explicit(word, 0, memory_order_release);
 }
 
+/* Member id's range of the loop in ws: in the member's slot for a pool's ring entry (on its own
+   node), else in the entry's own array. */
+static inline struct lite_range *lite_ws_range(struct lite_ws *ws, unsigned id)
+{
+  return ws->pool != NULL ? &ws->pool->slots[id]->ranges[ws->ring_index] : &ws->ranges[id];
+}
+
 /* Schedule kinds as gcc passes them to GOMP_loop_start (libgomp's numbering). */
 enum lite_sched {
   LITE_SCHED_RUNTIME = 0, /* schedule(runtime) without modifier: run-sched-var decides */

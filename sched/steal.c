@@ -141,7 +141,7 @@ static bool take_front(struct lite_ws *ws, struct lite_range *range, uint64_t *l
 /* Moves the back half of a victim's remaining chunks into the thief's range. */
 static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *mine)
 {
-  struct lite_range *range = &ws->ranges[victim];
+  struct lite_range *range = lite_ws_range(ws, victim);
   lite_sched_lock(&range->lock);
   range_prepare(ws, range, victim);
   uint64_t left = range->hi > range->lo ? range->hi - range->lo : 0;
@@ -176,7 +176,7 @@ static const unsigned *nearest_members(unsigned n)
 
 bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi)
 {
-  struct lite_range *mine = &ws->ranges[id];
+  struct lite_range *mine = lite_ws_range(ws, id);
   if (!ws->steal) {
     range_prepare(ws, mine, id);
     return take_front(ws, mine, lo, hi);
@@ -212,7 +212,7 @@ bool lite_steal_next(struct lite_ws *ws, unsigned id, uint64_t *lo, uint64_t *hi
       unsigned victim = near != NULL ? near[d - 1]
                         : d % 2     ? (id + (d + 1) / 2) % n
                                     : (id + n - (d / 2) % n) % n;
-      if (victim != id && !looks_empty(&ws->ranges[victim], ticket))
+      if (victim != id && !looks_empty(lite_ws_range(ws, victim), ticket))
         stole = steal_from(ws, victim, mine);
     }
     if (stole)

@@ -81,15 +81,17 @@ static void use_two_nodes(void)
   lite_home_forget();
 }
 
-/* The requests made for the block at p: each by tid, each naming the node of the CPU the runtime
-   found its caller on (in this topology CPU c is node c). Returns how many there were. */
+/* The requests made for memory that holds the line at p: each by tid, each naming the node of the
+   CPU the runtime found its caller on (in this topology CPU c is node c). Returns how many there
+   were. */
 static int check_moves_of(const void *p, int tid)
 {
   int count = 0;
   pthread_mutex_lock(&moves_lock);
   for (int i = 0; i < nmoves; i++) {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    if ((uintptr_t)moves[i].start != ((uintptr_t)p & ~(page - 1)))
+    if ((uintptr_t)moves[i].start > (uintptr_t)p ||
+        (uintptr_t)moves[i].start + moves[i].len <= (uintptr_t)p)
       continue;
     count++;
     ck_assert_msg(moves[i].tid == tid, "block %p asked for by thread %d, its member is %d", p,
@@ -116,6 +118,10 @@ START_TEST(test_members_home_their_own_state)
     ck_assert_int_ne(s.tid[id], 0);
     ck_assert_int_eq(atomic_load(&pool->slots[id]->tid), s.tid[id]);
     ck_assert_msg(check_moves_of(pool->slots[id], s.tid[id]) >= 1, "slot %u never homed", id);
+    /* Its part of every ring entry's loop, which it takes chunks from (sched/). */
+    for (unsigned k = 0; k < LITE_WS_RING; k++)
+      ck_assert_msg(check_moves_of(&pool->slots[id]->ranges[k], s.tid[id]) >= 1,
+                    "range %u of member %u never homed", k, id);
     ck_assert_msg(check_moves_of(s.thr[id], s.tid[id]) >= 1, "thread %u never homed", id);
     struct lite_member_q *mq = lite_tq_member_queue(&pool->team_storage.tasks, id);
     ck_assert_ptr_nonnull(mq);
