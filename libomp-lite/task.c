@@ -1460,7 +1460,10 @@ void lite_taskwait_from(const void *site, bool descendants)
 {
   if (lite_ompt_on()) {
     lite_ompt_sync(ompt_sync_region_taskwait, ompt_scope_begin, site);
-    taskwait(lite_self(), descendants);
+    if (lite_prof_on()) /* the profile's row with a tool attached too */
+      taskwait_profiled(lite_self(), site, descendants);
+    else
+      taskwait(lite_self(), descendants);
     lite_ompt_sync(ompt_sync_region_taskwait, ompt_scope_end, site);
   } else if (lite_prof_on())
     taskwait_profiled(lite_self(), site, descendants);

@@ -630,16 +630,17 @@ EXTRA_DIST += tests/stress-soak.sh
 
 # profile: OMPLITE_PROFILE's table and OMPLITE_TRACE's timeline on programs of a known shape,
 # checked by profile_check.py (python3). Linked with -rdynamic so that the table names the
-# program's own functions (dladdr sees only exported symbols).
+# program's own functions (dladdr sees only exported symbols). It has an OMPT tool of its own
+# (PROFILE_TOOL=1), built against the runtime's omp-tools.h.
 tests_integration_profile_SOURCES = tests/integration/profile.c tests/integration/lite_check.h
-tests_integration_profile_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
 tests_integration_profile_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_profile_LDFLAGS = $(INTEG_LINK_FLAGS) -rdynamic
 tests_integration_profile_LDADD = $(INTEG_LIBS)
 
 tests_integration_rpath_profile_SOURCES = tests/integration/profile.c \
 	tests/integration/lite_check.h
-tests_integration_rpath_profile_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_profile_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
 tests_integration_rpath_profile_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_rpath_profile_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdynamic
 tests_integration_rpath_profile_LDADD = $(INTEG_LIBS)
