@@ -650,6 +650,27 @@ INTEG_BINARIES += tests/integration/profile tests/integration/rpath/profile
 INTEG_TESTS += tests/integration/profile
 EXTRA_DIST += tests/integration/profile_check.py
 
+# ompt_tasks: what a tool sees of tasks (taskloop, task memory, taskyield), with the program's own
+# OMPT tool linked in (exported with -rdynamic: the runtime finds ompt_start_tool with dlsym),
+# built against the runtime's omp-tools.h.
+tests_integration_ompt_tasks_SOURCES = tests/integration/ompt_tasks.c \
+	tests/integration/lite_check.h
+tests_integration_ompt_tasks_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
+tests_integration_ompt_tasks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_ompt_tasks_LDFLAGS = $(INTEG_LINK_FLAGS) -rdynamic
+tests_integration_ompt_tasks_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_ompt_tasks_SOURCES = tests/integration/ompt_tasks.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_ompt_tasks_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
+tests_integration_rpath_ompt_tasks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_ompt_tasks_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdynamic
+tests_integration_rpath_ompt_tasks_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_ompt_tasks_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES += tests/integration/ompt_tasks tests/integration/rpath/ompt_tasks
+INTEG_TESTS += tests/integration/ompt_tasks
+
 # Issue 40: the profile on the shapes that showed its rough edges (t_profile_edges). -O2 for
 # gcc's tail calls, which the test is about (a CFLAGS with -O0 after it leaves them out, and the
 # test then checks less). Built with -rdynamic as profile above; without it, so that only the

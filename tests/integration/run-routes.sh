@@ -953,6 +953,20 @@ profile_verdict() {
     fi
 }
 
+# tests/integration/ompt_tasks.c: a tool's view of taskloop, task memory and taskyield (the
+# program's own tool); libomp-lite only: stock libgomp has no OMPT.
+t_ompt_tasks() {
+    if ! lite_route; then
+        case_skip "ompt_tasks: stock libgomp has no OMPT"
+        return
+    fi
+    local n
+    for n in 1 2 4; do
+        case_ok OMP_NUM_THREADS=$n ompt_tasks
+    done
+    case_ok OMP_WAIT_POLICY=passive ompt_tasks
+}
+
 # tests/integration/profile.c: known shapes; the table's counts, the imbalance order, the
 # trace's lanes, nesting and counts, a fork()ed child's own files, several root threads and a full
 # trace buffer (profile_check.py says what each checks).
