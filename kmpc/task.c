@@ -272,6 +272,13 @@ static void submit(struct kmpc_task *h, bool if_clause, void **depend, const voi
       lite_self()->ompt_resume = &h->ompt_data;
   }
   h->submitted = true;
+  if (lite_ompt_on()) {
+    /* Its memory for ompt_get_task_memory: the kmp_task_t and its private copies, as
+       __kmpc_omp_task_alloc allocated them, not the two words GOMP_task copies. */
+    struct lite_thread *thr = lite_self();
+    thr->ompt_memory = t;
+    thr->ompt_memory_size = h->task_size;
+  }
   lite_task_create(run_task, &ref, NULL, sizeof ref, _Alignof(struct task_ref), if_clause, flags,
                    depend, detach, NULL, NULL, priority, site);
 }
@@ -427,6 +434,8 @@ KMPC_EXPORT void __kmpc_omp_task_begin_if0(ident_t *loc, int32_t gtid, kmp_task_
       type |= ompt_task_mergeable;
     lite_ompt_included_begin(h->included.task, parent, type, caller,
                              __builtin_return_address(0));
+    h->included.task->ompt_memory = task;
+    h->included.task->ompt_memory_size = h->task_size;
   }
 }
 
@@ -847,6 +856,28 @@ static void run_loop_task(struct lite_taskloop *l, void *copy, uint64_t first, u
   current_group = saved;
 }
 
+/* A task made up front (with a tool attached: libomp-lite/taskloop.c, make_all), as LLVM's
+   runtime makes a taskloop's tasks: a block of its own as __kmpc_omp_task_alloc makes one, a
+   copy of the pattern with its shareds in its own block, its bounds, task_dup, and submitted as
+   a task of clang's. */
+static void make_loop_task(struct lite_taskloop *l, uint64_t first, uint64_t count, bool last)
+{
+  const struct kmpc_loop *k = (const struct kmpc_loop *)l;
+  struct kmpc_task *ph = header_of(k->pattern);
+  kmp_task_t *t = task_alloc(ph->flags, ph->task_size, ph->shareds_size, k->pattern->routine);
+  void *shareds = t->shareds;
+  memcpy(t, k->pattern, ph->task_size);
+  t->shareds = shareds;
+  if (ph->shareds_size > 0)
+    memcpy(shareds, k->pattern->shareds, ph->shareds_size);
+  if (k->task_dup != NULL)
+    k->task_dup(t, k->pattern, last);
+  *(uint64_t *)((char *)t + k->lb_off) = k->lo + first * (uint64_t)k->st;
+  *(uint64_t *)((char *)t + k->ub_off) = k->lo + (first + count - 1) * (uint64_t)k->st;
+  header_of(t)->group = k->group;
+  submit(header_of(t), l->deferred, NULL, l->site);
+}
+
 /* nogroup: the last task to end frees the pattern and the loop. */
 static void free_loop(struct lite_taskloop *l)
 {
@@ -875,6 +906,7 @@ static void taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int if_val, u
   if (trip > 0) {
     *k = (struct kmpc_loop){
         .l = {.run = run_loop_task,
+              .make = make_loop_task,
               .release = free_loop,
               .copy_size = shareds_offset(ph->task_size) + ph->shareds_size,
               .copy_align = 16,

@@ -210,12 +210,13 @@ struct lite_task {
   ompt_data_t ompt_data;
   ompt_frame_t ompt_frame;
   int ompt_type;                      /* its ompt_task_flag_t bits, as task-create said them */
+  /* Its private data, for ompt_get_task_memory (ompt/entry.c): gcc's data block as GOMP_task
+     copied it, clang's kmp_task_t with its private copies (kmpc/task.c); size 0: none. */
+  void *ompt_memory;
+  size_t ompt_memory_size;
   /* The task its thread was running when it started this one (NULL: its parent), which
      ompt_get_task_info names as its ancestor, as LLVM's runtime does. */
   struct lite_task *ompt_sched_parent;
-  /* A runtime task a tool is not told of: a taskloop's range (taskloop.c), whose grains it sees
-     as tasks of the encountering task. */
-  bool ompt_hidden;
   /* Who still points to it: its completion (or its creator, for an undeferred or included
      task), and each child whose block has not gone yet (so that every ancestor of a live task
      is live: a taskwait walks the parents of a queued task, task.c). The thread that drops the
@@ -327,12 +328,15 @@ struct lite_thread {
      (kmpc/task.c): no task-create, the same data. */
   const ompt_data_t *ompt_resume;
   bool ompt_part_continues; /* the task part that just returned submitted its next part */
-  bool ompt_hide_next;      /* the task being submitted is a taskloop's range (ompt_hidden) */
   /* The host teams region whose team it runs now (ompt/league.c), and the target region it runs
      as the host device's initial thread (ompt/target.c; read by other threads, atomically):
      NULL if none. */
   struct lite_ompt_league *ompt_league;
   struct lite_ompt_target *ompt_target;
+  /* The memory of the task being submitted, as clang's entry point allocated it (kmpc/task.c:
+     the kmp_task_t and its private copies), for ompt_get_task_memory; NULL: its data block. */
+  void *ompt_memory;
+  size_t ompt_memory_size;
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at
@@ -911,10 +915,14 @@ void lite_task_block_put(void *block, const struct lite_block_home *where);
    construct's taskgroup; with nogroup, l must be on the heap: the last of its tasks to end calls
    release, maybe after lite_taskloop_run returned. run runs one task, iterations [first, first +
    count) of n (last: it has the last one), on copy: copy_size bytes aligned to copy_align, for
-   the task's own data, which run fills from the construct's. */
+   the task's own data, which run fills from the construct's. make instead makes that task, a
+   task of its own submitted now, for the tasks made up front: with a tool attached, and where
+   eager says so (taskloop.c). release may be NULL (l is the caller's). */
 struct lite_taskloop {
   void (*run)(struct lite_taskloop *l, void *copy, uint64_t first, uint64_t count, bool last);
+  void (*make)(struct lite_taskloop *l, uint64_t first, uint64_t count, bool last);
   void (*release)(struct lite_taskloop *l);
+  bool eager;                        /* every task made up front, tool or not */
   size_t copy_size, copy_align;
   uint64_t n, ntasks, base, extra;   /* lite_taskloop_plan's */
   bool deferred;                     /* the if clause: false runs every task on the caller */

@@ -627,15 +627,32 @@ static __attribute__((noinline, cold)) void run_fn_profiled(struct lite_thread *
   lite_prof_task_ran(t->prof_site, t->prof_creator != thr, start);
 }
 
-/* Runs t's body as the current task, with its own ICVs (unless it is discarded). */
-static void run_body(struct lite_thread *thr, struct lite_task *t)
+/* A task's body with a tool attached: under the tool's eyes (prior: the task it interrupts, why:
+   prior's status), and in the profile's row as well when the profile is on. Before, the row was
+   left out, and a profiled program with a tool attached showed tasks made but none run. */
+static __attribute__((noinline)) void run_body_traced(struct lite_thread *thr,
+                                                      struct lite_task *prior,
+                                                      struct lite_task *t,
+                                                      ompt_task_status_t why)
+{
+  bool run = !discarded(thr, t);
+  bool profiled = run && t->fn != NULL && lite_prof_on();
+  uint64_t start = profiled ? lite_prof_task_start(t->prof_site) : 0;
+  lite_ompt_task_run(prior, t, run, why);
+  if (profiled)
+    lite_prof_task_ran(t->prof_site, t->prof_creator != thr, start);
+}
+
+/* Runs t's body as the current task, with its own ICVs (unless it is discarded). why: for a
+   tool, the status of the task t interrupts (ompt_task_switch, or ompt_task_yield). */
+static void run_body(struct lite_thread *thr, struct lite_task *t, ompt_task_status_t why)
 {
   struct lite_task *saved_task = thr->task;
   struct lite_icv saved_icv = thr->icv;
   thr->task = t;
   thr->icv = t->icv;
-  if (lite_ompt_on()) /* the body under the tool's eyes; no profile row then */
-    lite_ompt_task_run(saved_task, t, !discarded(thr, t));
+  if (lite_ompt_on())
+    run_body_traced(thr, saved_task, t, why);
   else if (t->fn != NULL && !discarded(thr, t)) {
     if (lite_prof_on())
       run_fn_profiled(thr, t);
@@ -650,7 +667,7 @@ static void run_body(struct lite_thread *thr, struct lite_task *t)
 static struct lite_task *run_task_then(struct lite_thread *thr, struct lite_task *t,
                                        const struct wait_rule *rule, void *arg)
 {
-  run_body(thr, t);
+  run_body(thr, t, ompt_task_switch);
   return finish_body(thr, t, rule, arg);
 }
 
@@ -1067,6 +1084,8 @@ static __attribute__((noinline)) struct lite_task *promote(struct lite_thread *t
     t->ompt_frame = e->ompt_frame;
     t->ompt_type = e->ompt_type;
     t->ompt_sched_parent = e->ompt_sched_parent;
+    t->ompt_memory = e->ompt_memory;
+    t->ompt_memory_size = e->ompt_memory_size;
   }
   e->promoted = t;
   thr->task = t;
@@ -1301,7 +1320,7 @@ static __attribute__((noinline)) void task_create_traced(
   }
   thr->ompt_deps = NULL;
   thr->ompt_resume = NULL;
-  thr->ompt_hide_next = false;
+  thr->ompt_memory = NULL;
 }
 
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -1384,18 +1403,23 @@ task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long 
     memcpy(t->data, data, (size_t)arg_size);
   if (prepare != NULL)
     prepare(t->data, prepare_arg);
-  if (lite_ompt_on() && thr->ompt_hide_next) { /* a taskloop's range */
-    t->ompt_hidden = true;
-    thr->ompt_hide_next = false;
-  } else if (lite_ompt_on() && thr->ompt_resume != NULL) { /* an untied task's next part */
-    t->ompt_data = *thr->ompt_resume;
-    t->ompt_type = ompt_type_of(fn, flags, final, !if_clause || parent->final || solo);
-    thr->ompt_resume = NULL;
-  } else if (lite_ompt_on()) {
-    lite_ompt_task_create(parent, t, ompt_type_of(fn, flags, final, !if_clause || parent->final || solo), ndeps != 0,
-                          site);
-    if (ndeps != 0)
-      ompt_dependences(thr, t, depend, ndeps);
+  if (lite_ompt_on()) {
+    /* Its data block for ompt_get_task_memory, unless clang's entry point said otherwise. */
+    t->ompt_memory = thr->ompt_memory != NULL ? thr->ompt_memory : t->data;
+    t->ompt_memory_size = thr->ompt_memory != NULL ? thr->ompt_memory_size
+                          : fn != NULL             ? (size_t)arg_size
+                                                   : 0;
+    thr->ompt_memory = NULL;
+    int type = ompt_type_of(fn, flags, final, !if_clause || parent->final || solo);
+    if (thr->ompt_resume != NULL) { /* an untied task's next part */
+      t->ompt_data = *thr->ompt_resume;
+      t->ompt_type = type;
+      thr->ompt_resume = NULL;
+    } else {
+      lite_ompt_task_create(parent, t, type, ndeps != 0, site);
+      if (ndeps != 0)
+        ompt_dependences(thr, t, depend, ndeps);
+    }
   }
   enter_task(q, mine, parent, t);
   bool no_pred = true;
@@ -1463,7 +1487,10 @@ void lite_taskwait_from(const void *site, bool descendants)
 {
   if (lite_ompt_on()) {
     lite_ompt_sync(ompt_sync_region_taskwait, ompt_scope_begin, site);
-    taskwait(lite_self(), descendants);
+    if (lite_prof_on()) /* the profile's row with a tool attached too */
+      taskwait_profiled(lite_self(), site, descendants);
+    else
+      taskwait(lite_self(), descendants);
     lite_ompt_sync(ompt_sync_region_taskwait, ompt_scope_end, site);
   } else if (lite_prof_on())
     taskwait_profiled(lite_self(), site, descendants);
@@ -1488,9 +1515,49 @@ void lite_taskwait_depend_from(void **depend, const void *site)
   lite_prof_taskwait_end(site, start);
 }
 
-/* A task scheduling point where nothing must happen: the tasks that could run here are run by
-   the other threads of the team, or at the next taskwait or barrier. */
-void GOMP_taskyield(void) {}
+/* taskyield (OpenMP 5.2 §12.7): the current task may be suspended for another. It runs one
+   ready task, if there is one that the task scheduling constraints let it run here: a
+   descendant of the yielding task, the rule a taskwait of clang's runs by (is_descendant_of;
+   the yielding task and the tied tasks suspended below it on this thread are its ancestors, or
+   wait in a barrier), so no task run here waits for the one that yields. Before, it returned
+   at once, as libgomp's does: a task that spun on a flag with taskyield until a task it had made
+   set it waited for another thread to run that task, and forever in a team whose other members
+   were busy (LLVM's ompt/tasks/taskyield.c, where a tool also expects the switch with
+   ompt_task_yield). With nothing queued in the team it costs one load (ready). */
+static bool yield_over(struct lite_tasks *q, void *arg)
+{
+  (void)q, (void)arg;
+  return true;
+}
+
+/* One task run, then back: the successors its completion makes ready go to the queue
+   (finish_body, with a rule that is over at once). */
+static const struct wait_rule yield_rule = {yield_over, is_descendant_of, yield_over, false};
+
+static __attribute__((noinline)) void taskyield(struct lite_thread *thr, struct lite_tasks *q)
+{
+  struct lite_task *cur = lite_current_task(thr);
+  struct lite_task *t = take_for(thr, q, yield_rule.ok, cur);
+  if (t == NULL)
+    return;
+  /* For a tool, the yielding task's enter frame is this call's while the other task runs. */
+  bool frame = lite_ompt_on() && cur->ompt_frame.enter_frame.ptr == NULL;
+  if (frame) {
+    cur->ompt_frame.enter_frame.ptr = __builtin_frame_address(0);
+    cur->ompt_frame.enter_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+  }
+  run_body(thr, t, ompt_task_yield);
+  finish_body(thr, t, &yield_rule, cur);
+  if (frame)
+    cur->ompt_frame.enter_frame.ptr = NULL;
+}
+
+void GOMP_taskyield(void)
+{
+  struct lite_thread *thr = lite_self_tls;
+  if (thr != NULL && thr->team != NULL && any_ready(&thr->team->tasks))
+    taskyield(thr, &thr->team->tasks);
+}
 
 void GOMP_taskgroup_start(void) { lite_taskgroup_start_from(__builtin_return_address(0)); }
 

@@ -16,7 +16,15 @@
    s (libgomp 0.07-0.08 s, which runs them all undeferred on the encountering thread once there
    are more than 64 per thread; LLVM 1.9 s). Each task still runs alone, with its own bounds and its own copy of the data, so the
    grainsize and num_tasks contract, firstprivate, lastprivate (the task with the last iteration
-   ends at the loop's own end) and in_reduction hold as before. */
+   ends at the loop's own end) and in_reduction hold as before.
+
+   With a tool attached the tasks are made up front instead (make_all), each a task of its own
+   made by the encountering thread: a tool expects every task's task-create there, with the
+   construct's return address, before the construct's work ends (LLVM's ompt/tasks/taskloop.c),
+   while lazily a task in a range another member took was made by that member. Each is then a
+   task like any other to the tool: task-create, its schedule events where it runs, its exit
+   frame where the runtime calls its body and its creator's enter frame in the creating call
+   (ompt/tasks.c, task.c's task_create_traced). Without a tool nothing changes. */
 #include "internal.h"
 #include "task_queue.h"
 #include "ompt/ompt.h"
@@ -143,7 +151,7 @@ static void range_task(void *arg);
 /* Drops a reference to a nogroup loop's state (its ranges may outlive the construct). */
 static void loop_unref(struct lite_taskloop *l)
 {
-  if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1)
+  if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1 && l->release != NULL)
     l->release(l);
 }
 
@@ -158,17 +166,6 @@ static bool cancelled(struct lite_thread *thr)
 /* A copy of the data block on the stack, for a task's data of up to this many bytes (gcc's
    blocks are a few words: the bounds, and a pointer or value per variable). */
 #define COPY_ON_STACK 512
-
-/* A grain's ompt_task_flag_t bits: explicit, as LLVM's runtime says a taskloop's tasks. */
-static int ompt_grain_type(const struct lite_taskloop *l)
-{
-  int type = ompt_task_explicit;
-  if (l->final)
-    type |= ompt_task_final;
-  if (l->flags & FLAG_UNTIED)
-    type |= ompt_task_untied;
-  return type;
-}
 
 /* Runs tasks [lo, hi) of l on this thread, one after another, each an included task (its own
    descriptor, ICVs and final flag; the one descriptor serves every task that made no task of its
@@ -212,8 +209,6 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
         thr->task = inc.saved_task;
       if (l->nogroup)
         atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
-      if (lite_ompt_on()) /* a tool sees the grains, not the ranges that carry them */
-        thr->ompt_hide_next = true;
       lite_task_create(range_task, &r, NULL, sizeof r, _Alignof(struct range), true, l->flags,
                        NULL, NULL, NULL, NULL, l->priority, l->site);
       offered = true;
@@ -226,8 +221,6 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
       lite_task_included_begin(&inc, l->final);
       open = true;
     }
-    if (lite_ompt_on())
-      lite_ompt_included_begin(inc.task, inc.saved_task, ompt_grain_type(l), NULL, l->site);
     bool last = k + 1 == ntasks;
     uint64_t count = last ? l->n - first : base + (k < extra);
     if (gcc) {
@@ -248,9 +241,7 @@ static inline __attribute__((always_inline)) bool run_tasks(struct lite_taskloop
        changed an ICV ends here, which puts the ICVs back: the next grain gets another. While
        the descriptor stays open the thread's ICVs are the encountering task's, which the next
        grain and a range offered in between both start from. */
-    if (inc.task->promoted != NULL || inc.task->icv_saved || lite_ompt_on()) {
-      if (lite_ompt_on()) /* a tool sees each grain as the task it is */
-        lite_ompt_included_end(inc.task, inc.saved_task, ompt_task_complete);
+    if (inc.task->promoted != NULL || inc.task->icv_saved) {
       lite_task_included_end(&inc);
       open = false;
     }
@@ -279,6 +270,14 @@ static void range_task(void *arg)
   }
 }
 
+/* Every task made now, in order, by the encountering thread (l->make), each copying the
+   construct's data as it is made: none needs l afterwards. */
+static void make_all(struct lite_taskloop *l)
+{
+  for (uint64_t k = 0; k < l->ntasks; k++)
+    l->make(l, first_of(l, k), count_of(l, k), k + 1 == l->ntasks);
+}
+
 void lite_taskloop_run(struct lite_taskloop *l)
 {
   if (l->nogroup)
@@ -286,11 +285,14 @@ void lite_taskloop_run(struct lite_taskloop *l)
   /* Before the run: with nogroup, the last range may free l. */
   uint64_t ntasks = l->ntasks;
   const void *site = l->site;
-  if (lite_ompt_on())
+  if (lite_ompt_on()) {
     lite_ompt_work(ompt_work_taskloop, ompt_scope_begin, ntasks, site);
-  run_range(l, 0, l->ntasks);
-  if (lite_ompt_on())
+    make_all(l);
     lite_ompt_work(ompt_work_taskloop, ompt_scope_end, ntasks, site);
+  } else if (l->eager)
+    make_all(l);
+  else
+    run_range(l, 0, l->ntasks);
   if (l->nogroup)
     loop_unref(l);
 }
@@ -299,7 +301,7 @@ void lite_taskloop_run(struct lite_taskloop *l)
 
 static void free_gomp_loop(struct lite_taskloop *l) { free(l); }
 
-/* The bounds set_bounds writes into an eagerly made task's copy of the data block. */
+/* The bounds set_bounds writes into a task's copy of the data block, made up front. */
 struct bounds {
   uint64_t lo, hi;
 };
@@ -312,21 +314,16 @@ static void set_bounds(void *data, void *arg)
   words[1] = b->hi;
 }
 
-/* nogroup with a copy constructor: each task's data must be copy-constructed from the
-   encountering task's variables, which may be gone once the construct returns, so the tasks are
-   made up front, as GOMP_task makes them (its throttle runs them at once past a queue length). */
-static void make_tasks_eagerly(const struct gomp_loop *g, bool if_clause, unsigned task_flags,
-                               long arg_align)
+/* One task made up front (make_all), as GOMP_task makes one: its own copy of the data block
+   (copy-constructed through cpyfn when gcc gives one), with its bounds. */
+static void make_gomp_task(struct lite_taskloop *l, uint64_t first, uint64_t count, bool last)
 {
-  const struct lite_taskloop *l = &g->l;
-  for (uint64_t k = 0; k < l->ntasks; k++) {
-    uint64_t first = first_of(l, k);
-    bool last = k + 1 == l->ntasks;
-    struct bounds b = {g->start + first * g->step,
-                       last ? g->end : g->start + (first + count_of(l, k)) * g->step};
-    lite_task_create(g->fn, g->data, g->cpyfn, (long)g->arg_size, arg_align, if_clause,
-                     task_flags, NULL, NULL, set_bounds, &b, l->priority, l->site);
-  }
+  const struct gomp_loop *g = (const struct gomp_loop *)l;
+  struct bounds b = {g->start + first * g->step,
+                     last ? g->end : g->start + (first + count) * g->step};
+  unsigned task_flags = l->flags | (l->final ? FLAG_FINAL : 0);
+  lite_task_create(g->fn, g->data, g->cpyfn, (long)g->arg_size, (long)l->copy_align,
+                   l->deferred, task_flags, NULL, NULL, set_bounds, &b, l->priority, l->site);
 }
 
 static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -336,7 +333,13 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
   bool group = !(flags & FLAG_NOGROUP);
   size_t align = arg_align > 1 ? (size_t)arg_align : 1;
   struct gomp_loop local, *g = &local;
-  if (!group && cpyfn == NULL) {
+  /* nogroup with a copy constructor: each task's data must be copy-constructed from the
+     encountering task's variables, which may be gone once the construct returns, so the tasks
+     are made up front, as GOMP_task makes them (its throttle runs them at once past a queue
+     length); so they are with a tool attached (lite_taskloop_run). Either way no task reads
+     the loop's state after the construct. */
+  bool eager = !group && cpyfn != NULL;
+  if (!group && !eager && !lite_ompt_on()) {
     /* Its ranges may run after the construct, and the encountering task's block is gone then:
        a copy, with the loop's state, freed by the last range. */
     g = malloc(sizeof *g + (size_t)arg_size + align);
@@ -348,7 +351,9 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
   }
   *g = (struct gomp_loop){
       .l = {.run = run_gomp_task,
-            .release = free_gomp_loop,
+            .make = make_gomp_task,
+            .release = g != &local ? free_gomp_loop : NULL,
+            .eager = eager,
             .copy_size = (size_t)arg_size,
             .copy_align = align,
             .deferred = (flags & FLAG_IF) != 0,
@@ -366,10 +371,6 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
       .end = end,
       .step = step};
   lite_taskloop_plan(&g->l, n, flags & FLAG_GRAINSIZE, flags & FLAG_STRICT, num_tasks);
-  if (!group && cpyfn != NULL) {
-    make_tasks_eagerly(g, (flags & FLAG_IF) != 0, flags & (FLAG_UNTIED | FLAG_FINAL), arg_align);
-    return;
-  }
   if (group)
     GOMP_taskgroup_start();
   /* reduction(...) on taskloop: the variables' block is the data block's third word; gcc

@@ -58,7 +58,8 @@ static const unsigned char dispatched[LITE_OMPT_EVENTS] = {
      and sections at __kmpc_for_static_init, distribute blocks as distribute chunks): OpenMP
      5.2's chunk kinds, and ompt_dispatch_section. Never an iteration kind, nor taskloop's. */
   [ompt_callback_dispatch] = ompt_set_sometimes,
-  /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's grains and ranges. */
+  /* Explicit tasks of both ABIs, taskwait depend's empty task, taskloop's tasks (made up front
+     while a tool is attached), taskyield's switch to a task it runs. */
   [ompt_callback_task_create] = ompt_set_always,
   [ompt_callback_task_schedule] = ompt_set_always,
   /* Tasks' depend clauses; doacross sink and source, of gcc's loops and clang's. */
@@ -288,16 +289,26 @@ static int get_task_info(int level, int *flags, ompt_data_t **task_data, ompt_fr
   return 2;
 }
 
-/* The memory of the calling explicit task's data (block 0 only). Implicit tasks have none;
-   an explicit task's data is kept with its descriptor by task.c, which does not say where
-   yet, so the answer is "none" there too. */
+/* The memory of the calling explicit task's data, in one block (0): gcc's data block as GOMP_task
+   copied it (arg_size bytes), clang's kmp_task_t with its private copies as
+   __kmpc_omp_task_alloc allocated them (task.c and kmpc/task.c keep them in the task while a
+   tool is attached). Implicit and initial tasks have none, nor has taskwait depend's empty
+   task. The value returned is the number of blocks after this one: always 0 (OpenMP 5.1
+   §4.6.1.14; LLVM 14's runtime answered 1 for the one block, and its later releases 0). */
 static int get_task_memory(void **addr, size_t *size, int block)
 {
-  (void)block;
+  struct lite_thread *thr = lite_self_tls;
+  struct lite_task *t = thr != NULL ? thr->task : NULL;
+  void *at = NULL;
+  size_t n = 0;
+  if (t != NULL && !t->implicit && block == 0 && lite_ompt_on() && t->ompt_memory_size != 0) {
+    at = t->ompt_memory;
+    n = t->ompt_memory_size;
+  }
   if (addr != NULL)
-    *addr = NULL;
+    *addr = at;
   if (size != NULL)
-    *size = 0;
+    *size = n;
   return 0;
 }
 

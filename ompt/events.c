@@ -169,15 +169,18 @@ void lite_ompt_member_run(struct lite_thread *thr, void (*fn)(void *), void *dat
 }
 
 /* The end of a member's implicit task, after the join: the region may already be over (a
-   worker does not wait for the others), so no parallel data goes with it. */
-static void implicit_end(struct lite_thread *thr, struct lite_task *t, bool joined)
+   worker does not wait for the others), so no parallel data goes with it. parallelism: the
+   team's size for the primary thread, 0 for the others, as LLVM's runtime reports them (its
+   test tasks/taskloop.c checks the primary's). */
+static void implicit_end(struct lite_thread *thr, struct lite_task *t, bool joined,
+                         unsigned parallelism)
 {
   if (joined)
     sync_events(ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &t->ompt_data,
                 thr->ompt_join_codeptr);
   ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
   if (HAVE(task))
-    task(ompt_scope_end, NULL, &t->ompt_data, 0, thr->id, ompt_task_implicit);
+    task(ompt_scope_end, NULL, &t->ompt_data, parallelism, thr->id, ompt_task_implicit);
 }
 
 /* Whether the leader has gathered the join of region gen (or a later one). */
@@ -222,7 +225,7 @@ void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit,
   }
   if (!lite_ompt_attached())
     return;
-  implicit_end(thr, implicit, true);
+  implicit_end(thr, implicit, true, 0);
   thr->ompt_state = ompt_state_idle;
 }
 
@@ -242,7 +245,7 @@ void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, boo
   thr->id = 0; /* the leader's number in the team it left */
   if (joined)
     thr->ompt_join_codeptr = team->ompt.codeptr;
-  implicit_end(thr, &team->leader_task, joined);
+  implicit_end(thr, &team->leader_task, joined, team->nthreads);
   thr->id = id;
   thr->ompt_state = thr->team != NULL ? ompt_state_work_parallel : ompt_state_work_serial;
   struct lite_task *parent = lite_current_task(thr);

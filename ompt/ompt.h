@@ -158,9 +158,11 @@ void lite_ompt_dependences(struct lite_task *t, const ompt_dependence_t *deps, i
 void lite_ompt_task_dependence(struct lite_task *pred, struct lite_task *succ);
 /* Runs t's body (unless !run: discarded) as the current task, prior the task it interrupts:
    switch, the body with t's exit frame set to this call's frame, complete (not for a
-   detachable task, whose end task.c says). */
-void lite_ompt_task_run(struct lite_task *prior, struct lite_task *t, bool run);
-/* An included task on its creator's thread (clang's if(0), a taskloop's grain), e: its
+   detachable task, whose end task.c says). why: prior's status in the switch (ompt_task_switch,
+   or ompt_task_yield when prior yields at a taskyield). */
+void lite_ompt_task_run(struct lite_task *prior, struct lite_task *t, bool run,
+                        ompt_task_status_t why);
+/* An included task on its creator's thread (clang's if(0)), e: its
    descriptor, the current task between the two: task-create and the switch to it; the end.
    exit_frame: the user's frame that calls its body, or NULL. */
 void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int type,

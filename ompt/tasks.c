@@ -1,11 +1,12 @@
 /* The task events (OpenMP 5.1 sections 4.5.2.7-4.5.2.10): task-create, task-schedule,
-   dependences and task-dependence, dispatched from task.c, taskloop.c and kmpc/task.c, each
-   behind one lite_ompt_on() branch there.
+   dependences and task-dependence, dispatched from task.c and kmpc/task.c, each behind one
+   lite_ompt_on() branch there (a taskloop's tasks are made as tasks of their own while a tool
+   is attached: taskloop.c).
 
    What a tool sees is the task that exists: a task task.c runs at once on its creator is a real
    descriptor while a tool is attached (task.c skips its ephemeral path then), so its task_data
    stays put for its whole life, from task-create to its completing task-schedule; an included
-   task on a block of the thread's cache (clang's if(0), a taskloop's grain) has its own block
+   task on a block of the thread's cache (clang's if(0)) has its own block
    for its life too, and keeps its data if it becomes a real descriptor (task.c, promote).
 
    Frames: a task's exit frame is the frame of the runtime procedure that calls its body
@@ -58,15 +59,10 @@ void lite_ompt_task_dependence(struct lite_task *pred, struct lite_task *succ)
 }
 
 __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struct lite_task *t,
-                                                  bool run)
+                                                  bool run, ompt_task_status_t why)
 {
   t->ompt_sched_parent = prior;
-  if (t->ompt_hidden) { /* a taskloop's range: its grains are the tasks (included_begin) */
-    if (run)
-      t->fn(t->data);
-    return;
-  }
-  lite_ompt_task_schedule(prior, ompt_task_switch, t);
+  lite_ompt_task_schedule(prior, why, t);
   if (!run && t->fn != NULL && lite_ompt_attached()) { /* discarded: its region was cancelled */
     ompt_callback_cancel_t cancel = LITE_OMPT_CB(ompt_callback_cancel);
     if (cancel != NULL)
@@ -94,25 +90,16 @@ __attribute__((noinline)) void lite_ompt_task_run(struct lite_task *prior, struc
     lite_ompt_task_schedule(t, status, prior);
 }
 
-/* Whether t is a task the tool is not told of (implicit tasks do not keep the field). */
-static bool hidden(const struct lite_task *t) { return !t->implicit && t->ompt_hidden; }
-
 void lite_ompt_included_begin(struct lite_task *e, struct lite_task *parent, int type,
                               void *exit_frame, const void *codeptr)
 {
   memset(&e->ompt_data, 0, sizeof e->ompt_data);
   memset(&e->ompt_frame, 0, sizeof e->ompt_frame);
-  /* Inside a taskloop's range (hidden), the grain is a task of the encountering task, and
-     interrupts what the thread ran before the range. */
-  struct lite_task *creator = parent, *prior = parent;
-  if (hidden(parent))
-    prior = parent->ompt_sched_parent;
-  while (hidden(creator))
-    creator = creator->parent;
-  e->ompt_sched_parent = prior;
-  e->ompt_hidden = false;
-  lite_ompt_task_create(creator, e, type, false, codeptr);
-  lite_ompt_task_schedule(prior, ompt_task_switch, e);
+  e->ompt_memory = NULL; /* its entry point says it, if it has any (kmpc/task.c) */
+  e->ompt_memory_size = 0;
+  e->ompt_sched_parent = parent;
+  lite_ompt_task_create(parent, e, type, false, codeptr);
+  lite_ompt_task_schedule(parent, ompt_task_switch, e);
   if (exit_frame != NULL) {
     e->ompt_frame.exit_frame.ptr = exit_frame;
     e->ompt_frame.exit_frame_flags = ompt_frame_application | ompt_frame_framepointer;

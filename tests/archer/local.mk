@@ -8,7 +8,7 @@ check_SCRIPTS += $(ARCHER_TESTS)
 TESTS += $(ARCHER_TESTS)
 CLEANFILES += $(ARCHER_TESTS)
 EXTRA_DIST += tests/archer/run-archer.sh tests/archer/reduction.c tests/archer/task_deps.c \
-	tests/archer/taskwait.c tests/archer/locks.c tests/archer/barrier.c tests/archer/ordered.c \
+	tests/archer/taskwait.c tests/archer/taskloop.c tests/archer/locks.c tests/archer/barrier.c tests/archer/ordered.c \
 	tests/archer/critical.c tests/archer/race.c
 
 $(ARCHER_TESTS): Makefile

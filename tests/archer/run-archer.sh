@@ -49,7 +49,7 @@ unset LD_PRELOAD LD_LIBRARY_PATH
 src=$srcdir/tests/archer
 out=$builddir/tests/archer/build
 dropin=$builddir/omp-lite
-programs="reduction task_deps taskwait locks barrier ordered critical race"
+programs="reduction task_deps taskwait taskloop locks barrier ordered critical race"
 # Race-free programs whose reports are accepted for now, each for a reason given above.
 PENDING=""
 mkdir -p "$out/llvm-as-libgomp" || exit 99

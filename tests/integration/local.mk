@@ -672,16 +672,17 @@ EXTRA_DIST += tests/stress-soak.sh
 
 # profile: OMPLITE_PROFILE's table and OMPLITE_TRACE's timeline on programs of a known shape,
 # checked by profile_check.py (python3). Linked with -rdynamic so that the table names the
-# program's own functions (dladdr sees only exported symbols).
+# program's own functions (dladdr sees only exported symbols). It has an OMPT tool of its own
+# (PROFILE_TOOL=1), built against the runtime's omp-tools.h.
 tests_integration_profile_SOURCES = tests/integration/profile.c tests/integration/lite_check.h
-tests_integration_profile_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_profile_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
 tests_integration_profile_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_profile_LDFLAGS = $(INTEG_LINK_FLAGS) -rdynamic
 tests_integration_profile_LDADD = $(INTEG_LIBS)
 
 tests_integration_rpath_profile_SOURCES = tests/integration/profile.c \
 	tests/integration/lite_check.h
-tests_integration_rpath_profile_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_profile_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
 tests_integration_rpath_profile_CFLAGS = $(INTEG_C_FLAGS)
 tests_integration_rpath_profile_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdynamic
 tests_integration_rpath_profile_LDADD = $(INTEG_LIBS)
@@ -690,6 +691,27 @@ EXTRA_tests_integration_rpath_profile_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 INTEG_BINARIES += tests/integration/profile tests/integration/rpath/profile
 INTEG_TESTS += tests/integration/profile
 EXTRA_DIST += tests/integration/profile_check.py
+
+# ompt_tasks: what a tool sees of tasks (taskloop, task memory, taskyield), with the program's own
+# OMPT tool linked in (exported with -rdynamic: the runtime finds ompt_start_tool with dlsym),
+# built against the runtime's omp-tools.h.
+tests_integration_ompt_tasks_SOURCES = tests/integration/ompt_tasks.c \
+	tests/integration/lite_check.h
+tests_integration_ompt_tasks_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
+tests_integration_ompt_tasks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_ompt_tasks_LDFLAGS = $(INTEG_LINK_FLAGS) -rdynamic
+tests_integration_ompt_tasks_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_ompt_tasks_SOURCES = tests/integration/ompt_tasks.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_ompt_tasks_CPPFLAGS = $(INTEG_CPP_FLAGS) -I$(top_srcdir)/ompt
+tests_integration_rpath_ompt_tasks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_ompt_tasks_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS) -rdynamic
+tests_integration_rpath_ompt_tasks_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_ompt_tasks_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES += tests/integration/ompt_tasks tests/integration/rpath/ompt_tasks
+INTEG_TESTS += tests/integration/ompt_tasks
 
 # Issue 40: the profile on the shapes that showed its rough edges (t_profile_edges). -O2 for
 # gcc's tail calls, which the test is about (a CFLAGS with -O0 after it leaves them out, and the

@@ -74,7 +74,7 @@ ev: probe team: task(0)=T2 initial P2 num=0 task(1)=T1 initial P1 num=0 parallel
 ev: parallel_begin parent=T2 P3 requested=1 invoker=program enter=set ra=app
 ev: implicit_task_begin P3 T3 parallelism=1 index=0
 ev: probe team'"'"'s parallel: task(0)=T3 implicit|undeferred P3 num=0 task(1)=T2 initial P2 num=0 task(2)=T1 initial P1 num=0 parallel(0)=P3 size=1 parallel(1)=P2 size=2 parallel(2)=P1 size=1
-ev: implicit_task_end null T3 parallelism=0 index=0
+ev: implicit_task_end null T3 parallelism=1 index=0
 ev: parallel_end P3 parent=T2 ra=app
 ev: initial_task_end null T2 parallelism=0 index=0
 ev: initial_task_begin P2 T4 parallelism=2 index=1
@@ -82,7 +82,7 @@ ev: probe team: task(0)=T4 initial P2 num=1 task(1)=T1 initial P1 num=0 parallel
 ev: parallel_begin parent=T4 P4 requested=1 invoker=program enter=set ra=app
 ev: implicit_task_begin P4 T5 parallelism=1 index=0
 ev: probe team'"'"'s parallel: task(0)=T5 implicit|undeferred P4 num=0 task(1)=T4 initial P2 num=1 task(2)=T1 initial P1 num=0 parallel(0)=P4 size=1 parallel(1)=P2 size=2 parallel(2)=P1 size=1
-ev: implicit_task_end null T5 parallelism=0 index=0
+ev: implicit_task_end null T5 parallelism=1 index=0
 ev: parallel_end P4 parent=T4 ra=app
 ev: initial_task_end null T4 parallelism=0 index=1
 ev: teams_end P2 parent=T1 ra=main'
@@ -98,7 +98,7 @@ ev: target begin dev=host task=T1 I1 ra=main
 ev: probe target: task(0)=T1 initial P1 num=0 parallel(0)=P1 size=1 target=I1
 ev: parallel_begin parent=T1 P5 requested=2 invoker=program enter=set ra=app
 ev: implicit_task_begin P5 T6 parallelism=2 index=0
-ev: implicit_task_end null T6 parallelism=0 index=0
+ev: implicit_task_end null T6 parallelism=2 index=0
 ev: parallel_end P5 parent=T1 ra=app
 ev: target end dev=host task=T1 I1 ra=main
 ev: target's parallel: target I1 I1
@@ -106,7 +106,7 @@ ev: parallel_begin parent=T1 P6 requested=2 invoker=program enter=set ra=main
 ev: implicit_task_begin P6 T7 parallelism=2 index=0
 ev: target begin dev=host task=T7 I2 ra=app
 ev: target end dev=host task=T7 I2 ra=app
-ev: implicit_task_end null T7 parallelism=0 index=0
+ev: implicit_task_end null T7 parallelism=2 index=0
 ev: parallel_end P6 parent=T1 ra=main
 ev: beside a target region: target I0
 ev: target begin dev=host task=T1 I3 ra=main
@@ -149,12 +149,12 @@ clang_expected="$teams_expected
 ev: probe target: task(0)=T1 initial P1 num=0 parallel(0)=P1 size=1
 ev: parallel_begin parent=T1 P5 requested=2 invoker=program enter=set ra=main
 ev: implicit_task_begin P5 T6 parallelism=2 index=0
-ev: implicit_task_end null T6 parallelism=0 index=0
+ev: implicit_task_end null T6 parallelism=2 index=0
 ev: parallel_end P5 parent=T1 ra=main
 ev: target's parallel: target I0 I0
 ev: parallel_begin parent=T1 P6 requested=2 invoker=program enter=set ra=main
 ev: implicit_task_begin P6 T7 parallelism=2 index=0
-ev: implicit_task_end null T7 parallelism=0 index=0
+ev: implicit_task_end null T7 parallelism=2 index=0
 ev: parallel_end P6 parent=T1 ra=main
 ev: beside a target region: target I0
 ev: teams_begin parent=T1 P7 requested=2 invoker=runtime enter=set ra=main

@@ -12,9 +12,13 @@
           profile roots R        R pthreads, each ROOT_REGIONS regions at site_roots
           profile setuid         ROOT_REGIONS regions at site_roots; prints "secure N", the
                                  kernel's AT_SECURE (1: the setuid bit took effect)
+   With PROFILE_TOOL=1 in the environment, the program's own OMPT tool (below) is attached too: it
+   counts the task events and prints "tool: T tasks created, R ran" at the end, and the table must
+   be the same (with a tool attached, tasks take the runtime's tool path: task.c).
    The counts are fixed below; profile_check.py knows them. Each site is a function of its own,
    exported (the test is linked with -rdynamic) so that the table names it. */
 #include "lite_check.h"
+#include <omp-tools.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -249,6 +253,53 @@ static void setuid_run(void)
     site_roots(&count);
     LITE_EXPECT(count == 2 * ROOT_REGIONS, "%d member runs", count);
     printf("secure %lu\n", getauxval(AT_SECURE));
+}
+
+/* ------------------------------------------------------------------------ the tool (PROFILE_TOOL) */
+
+static int tool_created, tool_ran;
+
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
+                           int flags, int has_dependences, const void *codeptr_ra)
+{
+    (void)encountering_task_data, (void)encountering_task_frame, (void)new_task_data;
+    (void)has_dependences, (void)codeptr_ra;
+    if (flags & ompt_task_explicit)
+        __atomic_fetch_add(&tool_created, 1, __ATOMIC_RELAXED);
+}
+
+static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data)
+{
+    (void)prior_task_data, (void)next_task_data;
+    if (prior_task_status == ompt_task_complete)
+        __atomic_fetch_add(&tool_ran, 1, __ATOMIC_RELAXED);
+}
+
+static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
+                           ompt_data_t *tool_data)
+{
+    (void)initial_device_num, (void)tool_data;
+    ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+    set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+    set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+    return 1;
+}
+
+static void tool_finalize(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+    printf("tool: %d tasks created, %d ran\n", tool_created, tool_ran);
+    fflush(stdout);
+}
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+    (void)omp_version, (void)runtime_version;
+    static ompt_start_tool_result_t tool = {tool_initialize, tool_finalize, {0}};
+    const char *on = getenv("PROFILE_TOOL");
+    return on != NULL && strcmp(on, "1") == 0 ? &tool : NULL;
 }
 
 int main(int argc, char **argv)

@@ -306,10 +306,33 @@ def check_merged(merged, runs, n):
     expect_count(rows, "barrier", "site_others_barrier", runs * EDGE_REPS * (n - 1), merged)
 
 
+def check_tool(table, trace, out):
+    """shape with the program's own OMPT tool attached (PROFILE_TOOL=1): the tasks' rows are
+    there, as without a tool, with the time of their bodies (before: tasks made, none seen run,
+    and no taskwait row), the trace has an interval for each task, and the tool saw every task
+    made and run."""
+    rows, _ = read_table(table)
+    task = expect_count(rows, "task", "site_tasks", TASKS, table)
+    if task is not None and float(task["total-ms"]) <= 0:
+        fail("%s: the tasks' row has no time: their bodies were not seen" % table)
+    expect_count(rows, "taskwait", "site_tasks", 1, table)
+    lanes, _, _ = read_trace(trace)
+    ran = sum(begins(evs, "task") for evs in lanes.values())
+    if ran != TASKS:
+        fail("%s: %d task intervals, expected %d" % (trace, ran, TASKS))
+    with open(out) as f:
+        said = [line.strip() for line in f if line.startswith("tool: ")]
+    want = "tool: %d tasks created, %d ran" % (TASKS, TASKS)
+    if said != [want]:
+        fail("%s: the tool said %s, expected %r" % (out, said, want))
+
+
 def main(argv):
     mode = argv[1]
     if mode == "shape":
         check_shape(int(argv[2]), argv[3], argv[4], int(argv[5]) if len(argv) > 5 else 1 << 20)
+    elif mode == "tool":
+        check_tool(argv[2], argv[3], argv[4])
     elif mode == "full":
         check_full(int(argv[2]), argv[3])
     elif mode == "fork":

@@ -405,7 +405,8 @@ libgomp: error directive encountered"
 # stock libgomp 12 takes that for an ordinary address), priority (a member's queued tasks run
 # highest priority first; it needs OMP_MAX_TASK_PRIORITY), idle_memory (an idle team gives
 # back the memory of the tasks its workers ran), and taskloop_grains (small grains over many
-# iterations, also counted: far fewer tasks made than grains).
+# iterations, also counted: far fewer tasks made than grains), yield (taskyield runs the
+# yielding task's child, not its sibling).
 t_tasks() {
     local n
     for n in 1 2 3 4 8; do
@@ -453,6 +454,13 @@ t_tasks() {
     for n in 1 2 4; do
         case_ok OMP_MAX_TASK_PRIORITY=10 OMP_NUM_THREADS=$n tasks priority
     done
+    # taskyield runs a ready descendant task (stock libgomp's runs none: the part never ends).
+    if lite_route; then
+        case_ok tasks yield
+        case_ok OMP_WAIT_POLICY=passive tasks yield
+    else
+        case_skip "tasks yield: stock libgomp 12's taskyield runs no task"
+    fi
     # Workers that ran others' tasks give the tasks' memory back once idle.
     case_ok tasks idle_memory
     case_ok OMP_WAIT_POLICY=passive tasks idle_memory
@@ -950,6 +958,20 @@ profile_verdict() {
     fi
 }
 
+# tests/integration/ompt_tasks.c: a tool's view of taskloop, task memory and taskyield (the
+# program's own tool); libomp-lite only: stock libgomp has no OMPT.
+t_ompt_tasks() {
+    if ! lite_route; then
+        case_skip "ompt_tasks: stock libgomp has no OMPT"
+        return
+    fi
+    local n
+    for n in 1 2 4; do
+        case_ok OMP_NUM_THREADS=$n ompt_tasks
+    done
+    case_ok OMP_WAIT_POLICY=passive ompt_tasks
+}
+
 # tests/integration/profile.c: known shapes; the table's counts, the imbalance order, the
 # trace's lanes, nesting and counts, a fork()ed child's own files, several root threads and a full
 # trace buffer (profile_check.py says what each checks).
@@ -980,6 +1002,13 @@ t_profile() {
         done
         profile_verdict shape "$n" "$d/table" "$d/trace.json" "$LITE_TEST_NPROCS"
     done
+    # With an OMPT tool attached too (the program's own): the tasks' rows are still there (before,
+    # a tool's task path left them out), and the tool sees every task.
+    rm -f "$d"/*
+    case_run PROFILE_TOOL=1 OMP_NUM_THREADS=2 OMPLITE_PROFILE="$d/table" \
+        OMPLITE_TRACE="$d/trace.json" profile shape
+    cp "$CASE_OUT" "$d/out"
+    profile_verdict tool "$d/table" "$d/trace.json" "$d/out"
     rm -f "$d"/*
     case_run OMP_NUM_THREADS=2 OMPLITE_TRACE="$d/trace.json" OMPLITE_TRACE_EVENTS=64 profile shape
     profile_verdict full 2 "$d/trace.json"

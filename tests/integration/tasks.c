@@ -12,8 +12,8 @@
    usage: tasks [PART...]   PART: basic waits depend detach undeferred taskloop cancel locks
                             nested orphan tied throttle steal dep_release, run without PART; and
                             all_memory idle late_group late_help late_help_nested detach_solo
-                            priority idle_memory taskloop_grains, run only when named (each a
-                            case of its own in run-routes.sh).
+                            priority idle_memory taskloop_grains yield, run only when named
+                            (each a case of its own in run-routes.sh).
    all_memory needs omp_all_memory, which gcc 12 lacks: it is written the way gcc 13 encodes it
    (depend on a null address), which stock libgomp 12 takes for an ordinary address. */
 #include "lite_check.h"
@@ -2162,6 +2162,75 @@ static void part_idle_memory(void)
                 ROUNDS, held / 1024, (int)LIMIT_KIB);
 }
 
+/* --------------------------------------------------------------------------------- yield */
+
+/* taskyield runs a ready task that the task scheduling constraints allow: a descendant of the
+   yielding task. The other member of the team waits for the flag outside any task scheduling
+   point, so only the yielding thread can run the task that sets it. Run only when named: stock
+   libgomp's taskyield runs no task, and there the loops never end. */
+static void yield_until(const int *flag, const char *what)
+{
+    double start = omp_get_wtime();
+    for (unsigned k = 1; !load(flag); k++) {
+#pragma omp taskyield
+        if (k % 1024 == 0 && omp_get_wtime() - start > WATCHDOG_S)
+            lite_fail("deadlock: taskyield still waiting after %d s for %s", WATCHDOG_S, what);
+    }
+}
+
+static void part_yield(void)
+{
+    /* The implicit task yields until its child has set the flag, on 1 and 2 threads. */
+    for (int n = 1; n <= 2; n++) {
+        int flag = 0;
+#pragma omp parallel num_threads(n) shared(flag)
+        {
+            if (omp_get_thread_num() == 0) {
+#pragma omp task shared(flag)
+                store(&flag, 1);
+                yield_until(&flag, "a child task of the yielding implicit task");
+            } else {
+                wait_for(&flag, 1, "the task that thread 0 runs in its taskyield");
+            }
+        }
+        LITE_EXPECT(flag == 1, "yield: flag %d", flag);
+    }
+    /* An explicit task yields: its child may run in the yield, its sibling must not (it waits for
+       the yielding task to go on: run there, it would never end), and the yield ends. */
+    int team = 0, in_yield = 0, yielded = 0, child_inside = -1, sibling_inside = -1;
+#pragma omp parallel num_threads(2) shared(team, in_yield, yielded, child_inside, sibling_inside)
+    {
+        if (omp_get_thread_num() == 0) {
+            team = omp_get_num_threads();
+#pragma omp task shared(in_yield, yielded, sibling_inside)
+            {
+                store(&sibling_inside, load(&in_yield));
+                wait_for(&yielded, 1, "the yielding task to go on past its taskyield");
+            }
+#pragma omp task shared(in_yield, yielded, child_inside)
+            {
+#pragma omp task shared(in_yield, child_inside)
+                store(&child_inside, load(&in_yield));
+                store(&in_yield, 1);
+#pragma omp taskyield
+                store(&in_yield, 0);
+                store(&yielded, 1);
+#pragma omp taskwait
+            }
+#pragma omp taskwait
+            store(&made, 1);
+        } else {
+            wait_for(&made, 1, "thread 0's tasks");
+        }
+    }
+    store(&made, 0);
+    LITE_EXPECT(sibling_inside == 0, "yield: a sibling task ran inside the yield (%d)",
+                sibling_inside);
+    /* In a team of 2, where the other member is busy: the child ran in the yield. */
+    LITE_EXPECT(team != 2 || child_inside == 1, "yield: the yielding task's child ran %s",
+                child_inside ? "inside the yield" : "after it, not in it");
+}
+
 /* ------------------------------------------------------------------------------------- main */
 
 struct part {
@@ -2182,7 +2251,7 @@ static const struct part parts[] = {
     {"late_help_nested", part_late_help_nested, 0}, {"detach_solo", part_detach_solo, 0},
     {"steal", part_steal, 1},        {"dep_release", part_dep_release, 1},
     {"priority", part_priority, 0},  {"idle_memory", part_idle_memory, 0},
-    {"taskloop_grains", part_taskloop_grains, 0},
+    {"taskloop_grains", part_taskloop_grains, 0}, {"yield", part_yield, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 
