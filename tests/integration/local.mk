@@ -565,8 +565,8 @@ OMPT_STARTUP_TESTS = tests/integration/ompt_startup
 check_SCRIPTS += $(OMPT_STARTUP_TESTS)
 TESTS += $(OMPT_STARTUP_TESTS)
 CLEANFILES += $(OMPT_STARTUP_TESTS)
-EXTRA_DIST += tests/integration/ompt_startup.sh tests/integration/ompt_startup.c \
-	tests/integration/ompt_tool.c
+EXTRA_DIST += tests/integration/ompt_env.sh tests/integration/ompt_startup.sh \
+	tests/integration/ompt_startup.c tests/integration/ompt_tool.c
 
 $(OMPT_STARTUP_TESTS): Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/integration && \

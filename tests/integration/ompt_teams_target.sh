@@ -22,34 +22,8 @@
 # 99 hard error. Environment: LITE_TEST_TIMEOUT (seconds per run, default 60), LITE_TEST_VERBOSE=1.
 set -u
 
-builddir= srcdir=
-while [ $# -gt 0 ]; do
-    case $1 in
-        --builddir) builddir=$2; shift 2 ;;
-        --srcdir) srcdir=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-        *) echo "ompt_teams_target: unknown argument $1"; exit 99 ;;
-    esac
-done
-[ -n "$builddir" ] || builddir=$(pwd)
-builddir=$(cd "$builddir" && pwd)
-[ -n "$srcdir" ] || srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-timeout_s=${LITE_TEST_TIMEOUT:-60}
-verbose=${LITE_TEST_VERBOSE:-0}
-
-for v in $(compgen -e); do
-    case $v in OMP_*|GOMP_*|KMP_*|LIBOMP_LITE_*|OMPLITE_*|LITE_CHECK|OMPT_TEST_*) unset "$v" ;; esac
-done
-unset LD_PRELOAD LD_LIBRARY_PATH
-
-src=$srcdir/tests/integration
-out=$builddir/tests/integration/ompt-teams
-dropin=$builddir/omp-lite
-header=$(ls /usr/lib/llvm-14/lib/clang/*/include/omp-tools.h 2> /dev/null | tail -n 1)
-[ -n "$header" ] || {
-    echo "ompt_teams_target: SKIP: no omp-tools.h (apt-get install libomp-14-dev)"; exit 77; }
-mkdir -p "$out/include" || exit 99
-ln -sf "$header" "$out/include/omp-tools.h"
+name=ompt_teams_target outdir=ompt-teams
+. "$(dirname "$0")/ompt_env.sh"
 
 # -rdynamic: the tool names the user's return addresses by symbol (main).
 cflags=(-O1 -Wall -Wextra -D_GNU_SOURCE -I "$out/include" -I "$src" -fopenmp -rdynamic)
