@@ -98,6 +98,7 @@ struct kmpc_task {
   _Atomic unsigned parts;
   bool block;                   /* from lite_task_block_get (else malloc), given back to where */
   struct lite_block_home where;
+  bool target;                  /* a target task (target nowait: __kmpc_omp_target_task_alloc) */
 };
 
 /* A detachable task if(0): not one (NONE), its body running (RUNNING), its event fulfilled
@@ -144,6 +145,7 @@ static kmp_task_t *task_alloc(int32_t flags, size_t task_size, size_t shareds_si
   atomic_init(&h->event, NULL);
   atomic_init(&h->if0, IF0_NONE);
   h->submitted = false;
+  h->target = false;
   atomic_init(&h->parts, 0);
   kmp_task_t *t = task_of(h);
   memset(t, 0, sizeof *t);
@@ -190,7 +192,11 @@ KMPC_EXPORT kmp_task_t *__kmpc_omp_target_task_alloc(ident_t *loc, int32_t gtid,
                                                      int64_t device_id)
 {
   (void)device_id;
-  return __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_kmp_task_t, sizeof_shareds, task_entry);
+  kmp_task_t *t = __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_kmp_task_t, sizeof_shareds,
+                                        task_entry);
+  if (t != NULL)
+    header_of(t)->target = true; /* a tool sees it as ompt_task_target */
+  return t;
 }
 
 /* GOMP_task's data block for a clang-built task. The first word is where GOMP_task puts a
@@ -278,6 +284,7 @@ static void submit(struct kmpc_task *h, bool if_clause, void **depend, const voi
     struct lite_thread *thr = lite_self();
     thr->ompt_memory = t;
     thr->ompt_memory_size = h->task_size;
+    thr->ompt_target_task = h->target;
   }
   lite_task_create(run_task, &ref, NULL, sizeof ref, _Alignof(struct task_ref), if_clause, flags,
                    depend, detach, NULL, NULL, priority, site);

@@ -337,6 +337,7 @@ struct lite_thread {
      the kmp_task_t and its private copies), for ompt_get_task_memory; NULL: its data block. */
   void *ompt_memory;
   size_t ompt_memory_size;
+  bool ompt_target_task;    /* the task being submitted is clang's target task (target nowait) */
 } LITE_ALIGNED;
 
 /* A team: the threads executing one parallel region. The first line is read by every member at

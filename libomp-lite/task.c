@@ -1321,6 +1321,7 @@ static __attribute__((noinline)) void task_create_traced(
   thr->ompt_deps = NULL;
   thr->ompt_resume = NULL;
   thr->ompt_memory = NULL;
+  thr->ompt_target_task = false;
 }
 
 void lite_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -1411,6 +1412,9 @@ task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long 
                                                    : 0;
     thr->ompt_memory = NULL;
     int type = ompt_type_of(fn, flags, final, !if_clause || parent->final || solo);
+    if (thr->ompt_target_task) /* the task that encloses a target region, not the program's */
+      type = (type & ~ompt_task_explicit) | ompt_task_target;
+    thr->ompt_target_task = false;
     if (thr->ompt_resume != NULL) { /* an untied task's next part */
       t->ompt_data = *thr->ompt_resume;
       t->ompt_type = type;

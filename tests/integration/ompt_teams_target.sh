@@ -117,8 +117,8 @@ gcc_emi_expected=$(sed -E '/^ev: [a-z_]+ (begin|end) dev=/{s/ ra=/ target_task=n
     <<< "$gcc_expected")
 # clang without -fopenmp-targets: no target event, no target region for ompt_get_target_info;
 # target teams is a host league from __kmpc_fork_teams; target nowait is a task of its own
-# (__kmpc_omp_target_task_alloc), which libomp-lite reports as an explicit task (LLVM's libomp
-# flags it ompt_task_target).
+# (__kmpc_omp_target_task_alloc), a target task to a tool (ompt_task_target), as LLVM's libomp
+# reports it.
 clang_expected="$teams_expected
 ev: probe target: task(0)=T1 initial P1 num=0 parallel(0)=P1 size=1
 ev: parallel_begin parent=T1 P5 requested=2 invoker=program enter=set ra=main
@@ -139,7 +139,7 @@ ev: initial_task_begin P7 T9 parallelism=2 index=1
 ev: probe target team: task(0)=T9 initial P7 num=1 task(1)=T1 initial P1 num=0 parallel(0)=P7 size=2 parallel(1)=P1 size=1
 ev: initial_task_end null T9 parallelism=0 index=1
 ev: teams_end P7 parent=T1 ra=main
-ev: task_create parent=T1 T10 explicit|undeferred"
+ev: task_create parent=T1 T10 target|undeferred"
 # At exit, after the program's last line.
 tail_expected='ev: initial_task_end parallel T1 parallelism=0 index=1'
 notool_expected='ev: probe main: no tool
