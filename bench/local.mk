@@ -99,7 +99,7 @@ EXTRA_DIST += bench/report.py
 bench-lines:
 	bash $(top_srcdir)/bench/lines --builddir $(abs_top_builddir) --srcdir $(abs_top_srcdir)
 .PHONY: bench-lines
-EXTRA_DIST += bench/lines
+EXTRA_DIST += bench/lines bench/many-cores
 
 # heapchurn: a hydro proxy whose temporaries are malloc'd and freed every time step, first
 # touched inside 31 short parallel loops: whether glibc's heap keeps the freed memory or trims
