@@ -198,7 +198,8 @@ void lite_ompt_team_begin(struct lite_thread *thr, struct lite_ompt_league *leag
 void lite_ompt_team_end(struct lite_thread *thr, struct lite_ompt_league *league);
 void lite_ompt_league_end(struct lite_thread *thr, struct lite_ompt_league *league);
 /* GOMP_teams4's call (first: the league's first; more: its answer, thr's team_num the next
-   team's): the events of the teams it ends and begins. */
+   team's): the events of the teams it ends and begins. GOMP_teams (gcc 5-8) begins a league of
+   one with (true, true), and its target region's end closes it with (false, false). */
 void lite_ompt_teams_step(struct lite_thread *thr, bool first, bool more, unsigned requested,
                           const void *codeptr);
 
