@@ -170,9 +170,22 @@ t_runtime() {
         done
         [ "$route" = preload ] && case_ok OMP_SCHEDULE=$s OMP_NUM_THREADS=2 ws_runtime
     done
+    if lite_route && [ "$route" = preload ]; then
+        case_ok OMPLITE_BARRIER=tree OMP_SCHEDULE=nonmonotonic:dynamic OMP_NUM_THREADS=256 \
+            ws_runtime
+        case_ok OMP_SCHEDULE=guided,7 OMP_NUM_THREADS=128 ws_runtime
+    fi
 }
 
-t_bounds() { sizes_ok ws_bounds; }
+# Issue 41: teams of 128 and 256 on 2 CPUs (the tree barrier, each member's range in its slot),
+# on the preload route only; a few seconds each.
+t_bounds() {
+    sizes_ok ws_bounds
+    if lite_route && [ "$route" = preload ]; then
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=256 ws_bounds
+        case_ok OMP_NUM_THREADS=128 ws_bounds
+    fi
+}
 
 t_combined() {
     sizes_ok ws_combined
@@ -188,6 +201,9 @@ t_ordered() {
     case_ok OMP_SCHEDULE=guided,2 OMP_NUM_THREADS=4 ws_ordered
     case_ok OMP_MAX_ACTIVE_LEVELS=2 OMP_NUM_THREADS=3 ws_ordered
     case_ok OMP_NUM_THREADS=16 ws_ordered turns
+    if lite_route && [ "$route" = preload ]; then
+        case_ok OMPLITE_BARRIER=tree OMP_NUM_THREADS=128 ws_ordered
+    fi
 }
 
 t_sections() {
