@@ -20,7 +20,7 @@
      tiny        tiny loops (TINY_N iterations, variable bounds) in many regions, the way a
                  runtime may run them on one thread without the team: mixed in each region with
                  nowait, with a larger loop, a single and a schedule(runtime) loop of the same
-                 size; then the tiny loops' work grows until each run takes ~100 µs, and they
+                 size; then the tiny loops' work grows until each run takes ~1 ms, and they
                  must be shared by the team again (some iteration runs on a thread other than
                  0) within TINY_GROWN_RUNS regions; then tiny loops in nested teams
      split       short balanced loops run SPLIT_RUNS times each in one region, the loops that
@@ -457,12 +457,16 @@ int main(int argc, char **argv)
         }
         bool shared = false;
         int r;
+        /* ~1 ms a loop: long enough for a member parked under load to wake up and take a
+           chunk. With ~100 us (work 2000), thread 0 took every chunk of 200 regions in one CI
+           run under ThreadSanitizer on a loaded machine (3 threads on 2 CPUs): a member that
+           parks at once wakes in tens to hundreds of microseconds there. */
         for (r = 0; r < TINY_GROWN_RUNS && !shared; r++)
-            shared = tiny_region(n, 2000);
+            shared = tiny_region(n, 20000);
         /* Only with a second CPU: on one, thread 0 taking every chunk before the others are
            scheduled is the right outcome (seen with taskset -c 0 under ThreadSanitizer). */
         if (ws_threads() > 1 && omp_get_num_procs() > 1 && !shared) {
-            fprintf(stderr, "FAIL: a loop of %ld iterations that takes ~100 us ran on thread 0 "
+            fprintf(stderr, "FAIL: a loop of %ld iterations that takes ~1 ms ran on thread 0 "
                     "alone for %d regions\n", n, TINY_GROWN_RUNS);
             exit(1);
         }
