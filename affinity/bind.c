@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "affinity/affinity.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +34,22 @@ static struct lite_topo topo;
 static bool topo_ok;
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 
+/* Says once that the kernel refuses the affinity calls (a seccomp filter); then the topology is
+   flat (affinity/topology.c) and nothing is bound. */
+static bool affinity_refused(void)
+{
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  int err = lite_os_affinity_error();
+  if (err != 0 && !atomic_flag_test_and_set(&said))
+    lite_warn("the affinity system calls are refused (sched_getaffinity: %s); threads are not "
+              "bound, and every CPU counts as a core of its own",
+              strerror(err));
+  return err != 0;
+}
+
 static void load_topology(void)
 {
+  (void)affinity_refused();
   topo_ok = lite_topo_load(&topo, NULL, lite_binding.process_cpus, lite_binding.nprocess);
 }
 
@@ -72,8 +87,14 @@ static bool make_places(const struct lite_topo *t, struct lite_place_list *place
 
 static void bind_to_place(int tid, unsigned place)
 {
+  static atomic_flag said = ATOMIC_FLAG_INIT;
   const struct lite_place *p = &lite_binding.places.places[place];
-  lite_os_bind_thread(tid, p->cpus, p->ncpus);
+  /* Refused (a seccomp filter on sched_setaffinity alone, a cpuset changed under us): the
+     thread runs where it is; its place number still says where the binding meant it to be. */
+  if (!lite_os_bind_thread(tid, p->cpus, p->ncpus) && !atomic_flag_test_and_set(&said))
+    lite_warn("a thread could not be bound to its place (sched_setaffinity: %s); threads that "
+              "cannot be bound run unbound",
+              strerror(errno));
 }
 
 unsigned lite_bind_process_init(void)
@@ -87,7 +108,14 @@ unsigned lite_bind_process_init(void)
 
 static void bind_init(void)
 {
-  if (!bind_requested() || lite_binding.nprocess == 0)
+  if (!bind_requested())
+    return;
+  if (affinity_refused()) {
+    if (lite_env.bind_list_len == 0)
+      lite_env.icv.bind = omp_proc_bind_false;
+    return;
+  }
+  if (lite_binding.nprocess == 0)
     return;
   const struct lite_topo *t = lite_bind_topology();
   if (t == NULL) {

@@ -1,8 +1,11 @@
 /* The machine's topology through hwloc (2.x): the CPUs this process may use, each with the ids of
    the core, caches, NUMA node and package that hold it, and the distance order between CPUs.
    Loading the real machine never fails: without hwloc's answer it falls back to the kernel's
-   affinity mask, one core per CPU. */
+   affinity mask, one core per CPU; and where the kernel refuses to show masks (a seccomp
+   filter), to the online CPUs, one core each, without asking hwloc at all: libhwloc 2.9 retries
+   a refused sched_getaffinity for ever inside hwloc_topology_load (issues 50, 51). */
 #include "affinity/affinity.h"
+#include "os.h"
 
 #include <hwloc.h>
 #include <sched.h>
@@ -181,7 +184,8 @@ static bool load_from_mask(struct lite_topo *t, const int *allowed, unsigned nal
 bool lite_topo_load(struct lite_topo *t, const char *desc, const int *allowed, unsigned nallowed)
 {
   memset(t, 0, sizeof *t);
-  bool ok = load_hwloc(t, desc, allowed, nallowed);
+  bool ok = !(desc == NULL && lite_os_affinity_error() != 0) &&
+            load_hwloc(t, desc, allowed, nallowed);
   /* On this machine, hwloc failing (or disagreeing with the kernel about every CPU) must not
      leave the runtime without CPUs: the kernel's mask is always there. */
   if (desc == NULL && (!ok || (t->ncpus == 0 && allowed == NULL))) {

@@ -41,6 +41,11 @@ static inline uint64_t lite_now_ns(void)
 
 /* The number of CPUs in this process's affinity mask. */
 unsigned lite_os_affinity_cpus(void);
+/* 0 when the kernel lets this process read thread masks (sched_getaffinity), else the errno of
+   its refusal: EPERM or ENOSYS from a seccomp filter (some sandboxes and containers), EINVAL
+   when no mask size up to 2^20 CPUs is accepted. Asked once, at the first call; libhwloc must
+   not be asked for this machine when it is not 0 (it retries the call for ever). */
+int lite_os_affinity_error(void);
 /* The CPU quota of this process's cgroup, rounded up to whole CPUs; 0 if none is set: cgroup v2
    (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us under ROOT/cpu), the smallest up the
    hierarchy. root is the cgroup file system's mount point ("/sys/fs/cgroup"), a parameter for

@@ -215,10 +215,30 @@ int lite_os_runnable_threads_of_process(void)
   return len < 0 ? -1 : count;
 }
 
+int lite_os_affinity_error(void)
+{
+  static _Atomic int error = -1; /* -1: not asked yet */
+  int e = atomic_load_explicit(&error, memory_order_relaxed);
+  if (e >= 0)
+    return e;
+  e = EINVAL;
+  /* EINVAL: the mask is smaller than the kernel's; any other errno is a refusal. */
+  for (size_t ncpu = CPU_SETSIZE; ncpu <= 1u << 20 && e == EINVAL; ncpu *= 2) {
+    cpu_set_t *set = CPU_ALLOC(ncpu);
+    if (set == NULL)
+      return 0; /* no memory: no answer, asked again next time */
+    e = sched_getaffinity(0, CPU_ALLOC_SIZE(ncpu), set) == 0 ? 0 : errno;
+    CPU_FREE(set);
+  }
+  atomic_store_explicit(&error, e, memory_order_relaxed);
+  return e;
+}
+
 unsigned lite_os_affinity_cpus(void)
 {
-  /* Masks wider than the default cpu_set_t exist on big machines: grow until the kernel agrees. */
-  for (size_t ncpu = CPU_SETSIZE; ncpu <= 1u << 20; ncpu *= 2) {
+  /* Masks wider than the default cpu_set_t exist on big machines: grow until the kernel agrees.
+     Refused (a seccomp filter): the online CPUs. */
+  for (size_t ncpu = CPU_SETSIZE; ncpu <= 1u << 20 && lite_os_affinity_error() == 0; ncpu *= 2) {
     cpu_set_t *set = CPU_ALLOC(ncpu);
     size_t size = CPU_ALLOC_SIZE(ncpu);
     if (set == NULL)
@@ -434,6 +454,8 @@ bool lite_os_bind_thread(int tid, const int *cpus, unsigned n)
     if (cpus[i] >= 0 && (size_t)cpus[i] < ncpus)
       CPU_SET_S((size_t)cpus[i], size, set);
   bool ok = CPU_COUNT_S(size, set) > 0 && sched_setaffinity(tid, size, set) == 0;
+  if (!ok && CPU_COUNT_S(size, set) == 0)
+    errno = EINVAL; /* the callers report errno */
   CPU_FREE(set);
   return ok;
 }

@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores"
+ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores seccomp_affinity"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -1261,6 +1261,64 @@ t_profile_files() {
     rm -rf "$p"
     [ -n "$open_tmp" ] && rm -rf "$open_tmp"
     open_tmp=
+}
+
+# case_sandboxed MIN MAX PATTERN [VAR=VALUE...] seccomp_affinity ARG...: the program must exit 0
+# and say ok (or that the kernel has no seccomp filters: then the case is skipped); between MIN
+# and MAX lines of its stderr match PATTERN, and every other non-empty line is an
+# OMP_DISPLAY_AFFINITY line ("AFF ...", the cases' format), of which a run with
+# OMP_DISPLAY_AFFINITY=true must print some.
+case_sandboxed() {
+    local min=$1 max=$2 pattern=$3
+    shift 3
+    case_run "$@"
+    local warned others shown
+    warned=$(grep -c -- "$pattern" "$CASE_ERR")
+    # The stock libgomp that a preloaded program also loads may speak for itself ("libgomp: ").
+    others=$(grep -v -- "$pattern" "$CASE_ERR" | grep -v -e '^AFF ' -e '^libgomp: ' |
+             grep -c -v '^[[:space:]]*$')
+    shown=$(grep -c '^AFF ' "$CASE_ERR")
+    if grep -q '^seccomp unavailable' "$CASE_OUT"; then
+        case_skip "$CASE_DESC: $(cat "$CASE_OUT")"
+    elif [ "$CASE_RC" -ne 0 ]; then
+        case_fail "$(rc_words "$CASE_RC")"
+    elif ! grep -q '^seccomp_affinity: ok' "$CASE_OUT"; then
+        case_fail "the program did not say ok"
+    elif [ "$warned" -lt "$min" ] || [ "$warned" -gt "$max" ]; then
+        case_fail "$warned warning(s) match '$pattern', expected $min to $max"
+    elif [ "$others" -ne 0 ]; then
+        case_fail "$others other line(s) on stderr"
+    elif [[ " $* " == *" OMP_DISPLAY_AFFINITY=true "* ]] && [ "$shown" -eq 0 ]; then
+        case_fail "OMP_DISPLAY_AFFINITY=true printed no line"
+    else
+        case_pass
+    fi
+}
+
+# Issues 50 and 51: the affinity and NUMA system calls refused by a seccomp filter that the
+# program installs before its first OpenMP call (with --exec, before it is even loaded: the
+# program runs itself again under the filter). Before, libhwloc retried the refused
+# sched_getaffinity for ever when the topology was loaded (binding, or the stealing order of
+# a team of 3 or more), and the team waited on it. Now: one warning, an unbound run, places
+# that agree with each other, the display still printed. Unbound, only a team that steals
+# loads the topology, so the warning may not come.
+t_seccomp_affinity() {
+    local e n="1 2 4 16" refused="affinity system calls are refused"
+    local bind=(OMP_PROC_BIND=true OMP_PLACES=cores)
+    local show=(OMP_DISPLAY_AFFINITY=true "OMP_AFFINITY_FORMAT=AFF %n %A")
+    for e in EPERM ENOSYS; do
+        case_sandboxed 0 1 "$refused" seccomp_affinity affinity $e $n
+        case_sandboxed 1 1 "$refused" "${bind[@]}" seccomp_affinity affinity $e $n
+        case_sandboxed 0 1 "$refused" "${show[@]}" seccomp_affinity affinity $e $n
+        case_sandboxed 1 1 "$refused" "${bind[@]}" "${show[@]}" seccomp_affinity affinity $e $n
+        case_sandboxed 1 1 "$refused" OMP_PROC_BIND=spread OMP_PLACES=threads \
+            seccomp_affinity affinity $e --exec $n
+        case_sandboxed 1 1 "could not be bound" "${bind[@]}" "${show[@]}" \
+            seccomp_affinity setaffinity $e $n
+        case_sandboxed 1 1 "NUMA memory placement" seccomp_affinity numa $e $n
+        case_sandboxed 1 1 "NUMA memory placement" "${bind[@]}" seccomp_affinity numa $e --exec $n
+    done
+    case_sandboxed 1 1 "$refused" "${bind[@]}" seccomp_affinity affinity EINVAL 4
 }
 
 # ---- main ----
