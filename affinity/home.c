@@ -26,7 +26,7 @@
 #include "internal.h"
 #include "affinity/affinity.h"
 
-#include <numaif.h>
+#include <linux/mempolicy.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -112,9 +112,10 @@ static void move_to_node(void *start, size_t len, int node)
   if (node < 0 || node >= LITE_MEM_MAX_NODES)
     return;
   mask[node / (sizeof(unsigned long) * 8)] = 1UL << (node % (sizeof(unsigned long) * 8));
-  /* Preferred, not bound: a full node spills instead of failing. A failure (no libnuma
-     support in the kernel, a cpuset without the node) leaves the pages where they are. */
-  (void)mbind(start, len, MPOL_PREFERRED, mask, LITE_MEM_MAX_NODES + 1, MPOL_MF_MOVE);
+  /* Preferred, not bound: a full node spills instead of failing. A failure (a kernel without
+     NUMA, a seccomp filter, a cpuset without the node) leaves the pages where they are, and
+     says nothing: the runtime's own state, which no one asked to place. */
+  (void)lite_os_mbind(start, len, MPOL_PREFERRED, mask, LITE_MEM_MAX_NODES + 1, MPOL_MF_MOVE);
 }
 
 struct lite_home_ops lite_home_ops = {

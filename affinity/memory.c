@@ -1,6 +1,7 @@
 /* The placement and pinning of allocators' blocks (OpenMP 5.2 section 6.2: the traits partition
-   and pinned), with libnuma. allocator.c asks lite_mem_mapped once per allocator; blocks of the
-   allocators that need it are mapped here, and everything else stays malloc'ed.
+   and pinned), with the kernel's NUMA calls (libomp-lite/os_linux.c). allocator.c asks
+   lite_mem_mapped once per allocator; blocks of the allocators that need it are mapped here,
+   and everything else stays malloc'ed.
 
    Why mapped: mbind and mlock act on whole pages. Two malloc'ed blocks can share a page, and a
    lock does not nest (munlock of one block would unlock its neighbour), so a placed or pinned
@@ -18,26 +19,27 @@
      (the header, below it, takes the page before it, with part 0), so the parts are exact.
    - interleaved: MPOL_INTERLEAVE over the allowed nodes (page by page, round robin).
    - environment: nothing; the system's policy (first touch, or numactl's).
-   On one node, or where libnuma says NUMA is unavailable, every value is already satisfied by
+   On one node, or where the kernel refuses the NUMA calls (a kernel without NUMA, a seccomp
+   filter: one warning when a partition is asked for), every value is already satisfied by
    ordinary memory (it is on the nearest node, the only one) and nothing is done at all: the
    allocator does not even map its blocks unless they are pinned. A failed mbind is not a failed
    allocation either: the partition places memory, it does not promise it (the block keeps the
-   system's placement). Pinning is a promise: when mlock fails (RLIMIT_MEMLOCK, no
+   system's placement; a refused one is said once). Pinning is a promise: when mlock fails (RLIMIT_MEMLOCK, no
    CAP_IPC_LOCK), the allocation fails and the allocator's fallback trait decides.
 
    Memory spaces: each one is all the nodes above. The host has ordinary DRAM only as far as
-   this runtime can tell (libnuma does not say which node, if any, is high-bandwidth memory or
+   this runtime can tell (the kernel does not say which node, if any, is high-bandwidth memory or
    large-capacity memory), so omp_default_mem_space, omp_large_cap_mem_space,
    omp_const_mem_space and omp_low_lat_mem_space all mean it (the nearest node already is the
    lowest-latency memory a thread has, and the default policy puts first-touched pages there);
    omp_high_bw_mem_space is refused by omp_init_allocator, as libgomp 12 does without memkind,
    so that a program can tell. */
-#include "affinity.h"
+#include "internal.h"
+#include "affinity/affinity.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <numa.h>
-#include <numaif.h>
+#include <linux/mempolicy.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -50,10 +52,11 @@
 #define MASK_MAXNODE (LITE_MEM_MAX_NODES + 1)
 
 /* The machine as placement sees it, read once (the first allocator with a partition or pinned
-   trait reads it; a program that never makes one never calls libnuma). */
+   trait reads it; a program that never makes one never asks the kernel). */
 static struct {
   size_t page;
-  unsigned nnodes;                  /* nodes the process may use; 0: libnuma unavailable */
+  unsigned nnodes;                  /* nodes the process may use; 0: NUMA calls refused */
+  int refused;                      /* the errno of get_mempolicy's refusal, or 0 */
   int nodes[LITE_MEM_MAX_NODES];    /* their numbers, ascending */
   unsigned long allowed[MASK_WORDS];/* the same as a mask: the interleave set */
 } machine;
@@ -63,11 +66,9 @@ static void read_machine(void)
 {
   long page = sysconf(_SC_PAGESIZE);
   machine.page = page > 0 ? (size_t)page : 4096;
-  if (numa_available() < 0)
-    return;
-  /* The cpuset's mems, straight from the kernel (libnuma's numa_get_mems_allowed prints its
-     own message on failure; this one stays quiet and counts as no NUMA). */
-  if (get_mempolicy(NULL, machine.allowed, MASK_MAXNODE, NULL, MPOL_F_MEMS_ALLOWED) != 0) {
+  /* The cpuset's mems. Refused: no NUMA, said once if a partition is asked for. */
+  machine.refused = lite_os_mems_allowed(machine.allowed, MASK_MAXNODE);
+  if (machine.refused != 0) {
     memset(machine.allowed, 0, sizeof machine.allowed);
     return;
   }
@@ -77,6 +78,15 @@ static void read_machine(void)
 }
 
 static void read_machine_once(void) { pthread_once(&machine_once, read_machine); }
+
+/* One warning for the process when the kernel refuses a placement the program asked for. */
+static void say_refused(const char *call, int err)
+{
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  if (!atomic_flag_test_and_set(&said))
+    lite_warn("NUMA memory placement is refused (%s: %s); allocators' memory is not placed",
+              call, strerror(err));
+}
 
 /* ------------------------------------------------------------------------------- decisions */
 
@@ -92,6 +102,8 @@ bool lite_mem_mapped(enum lite_mem_partition partition, bool pinned)
   if (partition == LITE_MEM_ENVIRONMENT)
     return false;
   read_machine_once();
+  if (machine.refused != 0)
+    say_refused("get_mempolicy", machine.refused);
   return lite_mem_mapped_for(partition, pinned, machine.nnodes);
 }
 
@@ -160,7 +172,9 @@ static void prefer(void *start, size_t len, unsigned node)
   unsigned long mask[MASK_WORDS] = {0};
   mask[node / WORD_BITS] = 1UL << (node % WORD_BITS);
   /* A hint: on failure the pages keep the system's placement. */
-  (void)mbind(start, len, MPOL_PREFERRED, mask, MASK_MAXNODE, 0);
+  int err = lite_os_mbind(start, len, MPOL_PREFERRED, mask, MASK_MAXNODE, 0);
+  if (err != 0)
+    say_refused("mbind", err);
 }
 
 /* Sets the placement policy of a fresh mapping (no page is there yet: each will be allocated
@@ -171,7 +185,7 @@ static void place(char *base, size_t len, char *data, size_t size,
   switch (partition) {
   case LITE_MEM_NEAREST: {
     unsigned cpu, node;
-    if (getcpu(&cpu, &node) == 0 && node < LITE_MEM_MAX_NODES &&
+    if (lite_os_cpu_node(&cpu, &node) == 0 && node < LITE_MEM_MAX_NODES &&
         (machine.allowed[node / WORD_BITS] >> (node % WORD_BITS) & 1))
       prefer(base, len, node);
     break;
@@ -185,9 +199,12 @@ static void place(char *base, size_t len, char *data, size_t size,
         prefer(base + start, end - start, (unsigned)machine.nodes[i]);
     }
     break;
-  case LITE_MEM_INTERLEAVED:
-    (void)mbind(base, len, MPOL_INTERLEAVE, machine.allowed, MASK_MAXNODE, 0);
+  case LITE_MEM_INTERLEAVED: {
+    int err = lite_os_mbind(base, len, MPOL_INTERLEAVE, machine.allowed, MASK_MAXNODE, 0);
+    if (err != 0)
+      say_refused("mbind", err);
     break;
+  }
   case LITE_MEM_ENVIRONMENT:
     break;
   }

@@ -72,6 +72,18 @@ bool lite_os_stock_pinned_self(void);
 
 /* The CPU the calling thread runs on (rseq or vDSO: a few ns). */
 int lite_os_cpu(void);
+/* The CPU and NUMA node the calling thread runs on (getcpu); 0, or the errno. */
+int lite_os_cpu_node(unsigned *cpu, unsigned *node);
+
+/* NUMA memory policy: the kernel's calls made here, not through libnuma, whose constructor
+   reads masks and, when a sandbox refuses sched_getaffinity, prints a warning in every process
+   the preloaded runtime is loaded into. Masks of unsigned longs, maxnode as the kernel takes it
+   (bits + 1). Each returns 0, or the errno of the failure (EPERM, ENOSYS from a seccomp filter
+   or a kernel without NUMA). */
+int lite_os_mbind(void *start, size_t len, int mode, const unsigned long *nodes,
+                  unsigned long maxnode, unsigned flags);
+/* The nodes this process may place memory on (its cpuset's mems), into nodes. */
+int lite_os_mems_allowed(unsigned long *nodes, unsigned long maxnode);
 
 /* Moves thread tid (0: the caller) off cpu, to another CPU of its affinity mask, leaving the
    mask as it was. Returns false if there is no other CPU. */

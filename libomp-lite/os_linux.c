@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/mempolicy.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,20 @@ int lite_os_gettid(void) { return (int)syscall(SYS_gettid); }
 bool lite_os_secure(void) { return getauxval(AT_SECURE) != 0; }
 
 int lite_os_cpu(void) { return sched_getcpu(); }
+
+int lite_os_cpu_node(unsigned *cpu, unsigned *node) { return getcpu(cpu, node) == 0 ? 0 : errno; }
+
+int lite_os_mbind(void *start, size_t len, int mode, const unsigned long *nodes,
+                  unsigned long maxnode, unsigned flags)
+{
+  return syscall(SYS_mbind, start, len, mode, nodes, maxnode, flags) == 0 ? 0 : errno;
+}
+
+int lite_os_mems_allowed(unsigned long *nodes, unsigned long maxnode)
+{
+  return syscall(SYS_get_mempolicy, NULL, nodes, maxnode, NULL, MPOL_F_MEMS_ALLOWED) == 0 ? 0
+                                                                                           : errno;
+}
 
 bool lite_os_move_off_cpu(int tid, int cpu)
 {
