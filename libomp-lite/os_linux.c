@@ -137,7 +137,7 @@ bool lite_os_move_self_to_cpu(int cpu)
 bool lite_os_affinity_bitmap(uint64_t *bits, unsigned limit)
 {
   cpu_set_t mask;
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+  if (lite_os_affinity_error() != 0 || sched_getaffinity(0, sizeof mask, &mask) != 0)
     return false;
   for (unsigned c = 0; c < limit; c++) {
     if (c % 64 == 0)
