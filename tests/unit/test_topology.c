@@ -7,11 +7,19 @@
    the descriptions: in TWO_SOCKETS CPU n is in core n/2 (its own L2), L3 and NUMA node n/16,
    package n/32. */
 #include "affinity/affinity.h"
+#include "os.h"
 
 #include <check.h>
+#include <errno.h>
 #include <hwloc.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* 2 packages x 2 NUMA nodes (an L3 each) x 8 cores (an L2 each) x 2 threads: 64 CPUs. */
@@ -261,6 +269,49 @@ START_TEST(test_nearest_order)
 }
 END_TEST
 
+/* A sandbox that refuses sched_getaffinity (issues 50, 51): libhwloc 2.9 retried the call for
+   ever inside hwloc_topology_load. Now this machine loads at once as the online CPUs, one core
+   each, and described topologies still load through hwloc. The filter is installed in the
+   test's own process, which Check forks for each test (not with CK_FORK=no: then skipped). */
+static int refuse_getaffinity(void)
+{
+  struct sock_filter prog[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_getaffinity, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return -1;
+  return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0);
+}
+
+START_TEST(test_this_machine_sandboxed)
+{
+  const char *fork_mode = getenv("CK_FORK");
+  if (fork_mode != NULL && strcmp(fork_mode, "no") == 0)
+    return;
+  if (refuse_getaffinity() != 0)
+    return; /* no seccomp here */
+  cpu_set_t mask;
+  ck_assert_int_ne(sched_getaffinity(0, sizeof mask, &mask), 0);
+  ck_assert_int_eq(lite_os_affinity_error(), EPERM);
+  struct lite_topo t = load(NULL, NULL, 0);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  ck_assert_uint_eq(t.ncpus, (unsigned)(online > 0 ? online : 1));
+  for (unsigned i = 0; i < t.ncpus; i++) {
+    ck_assert_int_eq(t.cpus[i].os, (int)i);
+    ck_assert_int_eq(t.cpus[i].core, (int)i);
+    ck_assert_int_eq(t.cpus[i].numa_os, -1);
+  }
+  lite_topo_free(&t);
+  t = load(TWO_SOCKETS, NULL, 0);
+  ck_assert_uint_eq(t.ncpus, 64);
+  lite_topo_free(&t);
+}
+END_TEST
+
 static Suite *topology_suite(void)
 {
   Suite *s = suite_create("topology");
@@ -272,6 +323,7 @@ static Suite *topology_suite(void)
   tcase_add_test(tc, test_bad_description_fails_empty);
   tcase_add_test(tc, test_xml_file);
   tcase_add_test(tc, test_this_machine);
+  tcase_add_test(tc, test_this_machine_sandboxed);
   suite_add_tcase(s, tc);
   TCase *dist = tcase_create("distance");
   tcase_add_test(dist, test_distance_two_sockets);
