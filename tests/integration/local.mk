@@ -190,6 +190,21 @@ tests_integration_rpath_root_threads_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_root_threads_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_root_threads_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+tests_integration_exit_user_threads_SOURCES = tests/integration/exit_user_threads.c \
+	tests/integration/lite_check.h
+tests_integration_exit_user_threads_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_exit_user_threads_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_exit_user_threads_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_exit_user_threads_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_exit_user_threads_SOURCES = tests/integration/exit_user_threads.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_exit_user_threads_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_exit_user_threads_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_exit_user_threads_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_exit_user_threads_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_exit_user_threads_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 tests_integration_fork_SOURCES = tests/integration/fork.c tests/integration/lite_check.h
 tests_integration_fork_CPPFLAGS = $(INTEG_CPP_FLAGS)
 tests_integration_fork_CFLAGS = $(INTEG_C_FLAGS)
@@ -433,7 +448,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/rpath/reduction tests/integration/threadprivate \
 	tests/integration/rpath/threadprivate tests/integration/flush_handoff \
 	tests/integration/rpath/flush_handoff tests/integration/root_threads \
-	tests/integration/rpath/root_threads tests/integration/fork tests/integration/rpath/fork \
+	tests/integration/rpath/root_threads tests/integration/exit_user_threads \
+	tests/integration/rpath/exit_user_threads tests/integration/fork tests/integration/rpath/fork \
 	tests/integration/oversub tests/integration/rpath/oversub tests/integration/env_probe \
 	tests/integration/rpath/env_probe tests/integration/cxx_test tests/integration/rpath/cxx_test \
 	tests/integration/fortran_test tests/integration/rpath/fortran_test \
@@ -454,7 +470,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/single tests/integration/copyprivate tests/integration/critical \
 	tests/integration/atomic tests/integration/locks tests/integration/reduction \
 	tests/integration/threadprivate tests/integration/flush_handoff tests/integration/root_threads \
-	tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
+	tests/integration/exit_user_threads tests/integration/fork tests/integration/oversub tests/integration/wait_policy \
 	tests/integration/cxx tests/integration/fortran tests/integration/env_display \
 	tests/integration/env_bad_values tests/integration/thread_limit \
 	tests/integration/error_directive tests/integration/tasks tests/integration/target \
