@@ -7,7 +7,11 @@
    thread's thread-begin starts one before the program's first region. Every callback calls
    omp_get_thread_num, omp_get_num_threads and omp_get_level. A thread-local flag keeps the
    tool's own regions from starting more; OMPT_REENTRY_LIMIT bounds how many regions each kind
-   of callback starts (default 64), so that a run stays short at 16 threads.
+   of callback starts (default 64), so that a run stays short at 16 threads; OMPT_REENTRY_ONLY
+   names the one kind that starts regions (the others then only call the API), to compare
+   with runtimes that cannot take them all (LLVM 14 hangs on a region from the initial
+   thread's thread-begin, and crashes in omp_get_num_threads from a worker's sync-region-end);
+   OMPT_REENTRY_NOAPI=1 leaves the API calls out, for the same reason.
 
    Each region the tool starts checks its team (every member counted once, thread numbers in
    range); a mismatch prints "tool: WRONG ...". At finalize: "tool: started K from CALLBACK"
@@ -17,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum kind { FROM_THREAD, FROM_PBEGIN, FROM_PEND, FROM_ITASK, FROM_WORK, FROM_SYNC, KINDS };
 static const char *const kind_name[KINDS] = { "thread_begin", "parallel_begin", "parallel_end",
@@ -24,11 +29,15 @@ static const char *const kind_name[KINDS] = { "thread_begin", "parallel_begin", 
 static atomic_int started[KINDS];
 static atomic_long api_calls;
 static int limit = 64;
+static const char *only;
+static int noapi;
 static _Thread_local int in_tool;
 
 /* What a callback asks of the API: must answer, and sensibly, from any callback. */
 static void ask_api(void)
 {
+    if (noapi)
+        return;
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     if (t < 0 || n < 1 || t >= n || omp_get_level() < 0)
         printf("tool: WRONG api answer: thread %d of %d, level %d\n", t, n, omp_get_level());
@@ -38,7 +47,8 @@ static void ask_api(void)
 static void region_from(enum kind k)
 {
     ask_api();
-    if (in_tool || atomic_fetch_add(&started[k], 1) >= limit)
+    if (in_tool || (only != NULL && strcmp(only, kind_name[k]) != 0) ||
+        atomic_fetch_add(&started[k], 1) >= limit)
         return;
     in_tool = 1;
     int want = 2, size = 0;
@@ -127,6 +137,8 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
     const char *l = getenv("OMPT_REENTRY_LIMIT");
     if (l != NULL)
         limit = atoi(l);
+    only = getenv("OMPT_REENTRY_ONLY");
+    noapi = getenv("OMPT_REENTRY_NOAPI") != NULL;
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
     set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
     set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
