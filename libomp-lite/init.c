@@ -5,9 +5,14 @@
    - fork(): the child has only the forking thread; the pools' workers did not come along. The
      child forgets every pool (their memory is left alone: other threads' state is not safe to
      touch) and builds new ones on its next parallel region.
-   - Unload (dlclose) and exit: idle pools of root threads are shut down and their workers
-     joined, so no thread runs code that is about to be unmapped. A pool that is running a region
-     (exit called from inside one) is left alone. */
+   - Unload (dlclose): idle pools of root threads are shut down and their workers joined, so no
+     thread runs code that is about to be unmapped. A pool that is running a region (exit called
+     from inside one) is left alone.
+   - exit(): only the exiting thread's own pools are shut down. Another pthread may be about to
+     fork on its pool (between its pools[] read and pool->busy) while exit runs: shutting that
+     pool down freed it under its leader (issue 51, "exit_user_threads": SIGSEGV once in 81
+     runs). The process ends with exit_group, which stops those threads wherever they are, as it
+     stops libgomp's (whose unload touches no pool). */
 #include "internal.h"
 #include "env.h"
 #include "profile/profile.h"
@@ -74,10 +79,22 @@ void lite_init_once(void) { pthread_once(&init_once, init); }
 /* The stock libgomp's constructor may run after ours and pin the initial thread: check again
    before the first team. */
 static _Atomic bool first_team_seen;
+/* Set by an exit handler: the unload below is the process's exit, not a dlclose. Registered
+   at the first team, after main started (glibc registers the dynamic linker's destructor
+   pass, _dl_fini, before main: ours runs first, handlers running in reverse order). A dlclose
+   runs the library's destructors before its exit handlers (__cxa_finalize comes last in
+   .fini_array order), so exiting is still false there. Registered before main (a region in
+   another library's constructor), it runs after the destructors: the unload then shuts every
+   idle pool down, as a dlclose does. */
+static _Atomic bool exiting;
+static void note_exit(void) { atomic_store(&exiting, true); }
+
 void lite_before_first_team(struct lite_thread *thr)
 {
-  if (!atomic_exchange(&first_team_seen, true))
+  if (!atomic_exchange(&first_team_seen, true)) {
     lite_bind_first_team(thr);
+    atexit(note_exit);
+  }
 }
 
 __attribute__((constructor)) static void lite_load(void) { lite_init_once(); }
@@ -87,8 +104,12 @@ __attribute__((destructor)) static void lite_unload(void)
   for (;;) {
     pthread_mutex_lock(&registry_lock);
     struct lite_pool *pool = registry;
-    /* Workers' own (nested) pools are shut down by those workers as they leave. */
-    while (pool != NULL && (pool->busy || pool->leader->is_worker))
+    /* Workers' own (nested) pools are shut down by those workers as they leave; at exit, other
+       root threads' pools are theirs (see the top). */
+    struct lite_thread *self = lite_self_tls;
+    bool all = !atomic_load(&exiting);
+    while (pool != NULL &&
+           (pool->busy || pool->leader->is_worker || (!all && pool->leader != self)))
       pool = pool->next;
     pthread_mutex_unlock(&registry_lock);
     if (pool == NULL)

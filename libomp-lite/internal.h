@@ -318,6 +318,13 @@ struct lite_thread {
   const void *ompt_codeptr;
   const void *ompt_join_codeptr;
   unsigned ompt_requested;  /* the team size its next region asks for (0: not said) */
+  /* Its next region's parallel-begin was dispatched before the team was made (ompt/events.c
+     lite_ompt_parallel_announce): the tool's data and what the callback was told, for the
+     team to take over. */
+  bool ompt_announced;
+  int ompt_announced_flags;
+  ompt_data_t ompt_announced_data;
+  const void *ompt_announced_codeptr;
   bool ompt_began;          /* thread-begin was dispatched for it */
   bool ompt_ws_open;        /* a loop or sections construct's work-begin was dispatched */
   /* The dependences of the task being submitted, as clang's entry point gave them (kmpc/task.c:

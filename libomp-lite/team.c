@@ -701,6 +701,8 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
 struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
                                  unsigned flags, lite_ws_setup_fn setup, void *setup_arg)
 {
+  if (lite_ompt_on())
+    lite_ompt_parallel_announce(thr, n); /* first: its callback may start regions in this pool */
   unsigned level = thr->team != NULL ? thr->team->level : 0;
   struct lite_pool *pool = pool_for_level(thr, level);
   if (pool == NULL)
@@ -754,7 +756,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   if (lite_prof_on())
     lite_prof_fork_publish(pool);
   if (lite_ompt_on())
-    lite_ompt_parallel_begin(thr, team, n); /* before any member can start */
+    lite_ompt_parallel_begin(thr, team, n); /* the announced data, before any member starts */
   atomic_store(&pool->gen, next_gen);
   wake_children(pool, 0, n, tree);
   lite_wake_on_call(pool); /* members still on call from the last region */

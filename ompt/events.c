@@ -82,23 +82,51 @@ void lite_ompt_fork_from(struct lite_thread *thr, const void *codeptr, void *ent
   thr->ompt_requested = num_threads != 0 ? num_threads : thr->icv.nthreads;
 }
 
+/* parallel-begin, before anything of the team exists: the tool's callback may call the OpenMP
+   API and start regions of its own (OpenMP 5.1 section 4.1 puts no limit on that). Dispatched
+   from inside the fork, after the pool's descriptor was marked for the next generation, a
+   region the callback started in the same pool published that generation first and the
+   callback's caller then published it again: its members never saw a new region and the join
+   waited for them forever (issue 50). So the callback runs before the fork touches any shared
+   state, as LLVM's runtime does it, and its data is copied into the team once it exists. What
+   a region of the callback's own changes on this thread is put back: the parent task's enter
+   frame (its fork sets it, its end clears it) and a pending reduction(task) group. */
+void lite_ompt_parallel_announce(struct lite_thread *thr, unsigned n)
+{
+  if (!lite_ompt_attached() || thr->ompt_announced)
+    return;
+  const void *codeptr = thr->ompt_codeptr;
+  unsigned requested = thr->ompt_requested != 0 ? thr->ompt_requested : n;
+  int flags = ompt_parallel_invoker_program | ompt_parallel_team;
+  thr->ompt_codeptr = NULL;
+  thr->ompt_requested = 0;
+  ompt_data_t data = { .value = 0 };
+  ompt_callback_parallel_begin_t begin = LITE_OMPT_CB(ompt_callback_parallel_begin);
+  if (HAVE(begin)) {
+    struct lite_task *parent = lite_current_task(thr);
+    ompt_frame_t frame = parent->ompt_frame;
+    struct lite_taskgroup *group = thr->next_reduction_group;
+    thr->next_reduction_group = NULL;
+    begin(&parent->ompt_data, &parent->ompt_frame, &data, requested, flags, codeptr);
+    parent->ompt_frame = frame;
+    thr->next_reduction_group = group;
+  }
+  thr->ompt_announced_data = data;
+  thr->ompt_announced_codeptr = codeptr;
+  thr->ompt_announced_flags = flags;
+  thr->ompt_announced = true;
+}
+
 void lite_ompt_parallel_begin(struct lite_thread *thr, struct lite_team *team, unsigned n)
 {
   if (!lite_ompt_attached())
     return;
-  team->ompt.parallel_data.value = 0;
-  team->ompt.codeptr = thr->ompt_codeptr;
+  lite_ompt_parallel_announce(thr, n); /* a team of one: not announced yet */
+  thr->ompt_announced = false;
+  team->ompt.parallel_data = thr->ompt_announced_data;
+  team->ompt.codeptr = thr->ompt_announced_codeptr;
   team->ompt.encountering = thr;
-  team->ompt.flags = ompt_parallel_invoker_program | ompt_parallel_team;
-  unsigned requested = thr->ompt_requested != 0 ? thr->ompt_requested : n;
-  thr->ompt_codeptr = NULL;
-  thr->ompt_requested = 0;
-  ompt_callback_parallel_begin_t begin = LITE_OMPT_CB(ompt_callback_parallel_begin);
-  if (HAVE(begin)) {
-    struct lite_task *parent = lite_current_task(thr);
-    begin(&parent->ompt_data, &parent->ompt_frame, &team->ompt.parallel_data, requested,
-          team->ompt.flags, team->ompt.codeptr);
-  }
+  team->ompt.flags = thr->ompt_announced_flags;
 }
 
 void lite_ompt_implicit_begin(struct lite_thread *thr)
@@ -172,15 +200,15 @@ void lite_ompt_member_run(struct lite_thread *thr, void (*fn)(void *), void *dat
    worker does not wait for the others), so no parallel data goes with it. parallelism: the
    team's size for the primary thread, 0 for the others, as LLVM's runtime reports them (its
    test tasks/taskloop.c checks the primary's). */
-static void implicit_end(struct lite_thread *thr, struct lite_task *t, bool joined,
+static void implicit_end(struct lite_thread *thr, ompt_data_t *task_data, bool joined,
                          unsigned parallelism)
 {
   if (joined)
-    sync_events(ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &t->ompt_data,
+    sync_events(ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, task_data,
                 thr->ompt_join_codeptr);
   ompt_callback_implicit_task_t task = LITE_OMPT_CB(ompt_callback_implicit_task);
   if (HAVE(task))
-    task(ompt_scope_end, NULL, &t->ompt_data, parallelism, thr->id, ompt_task_implicit);
+    task(ompt_scope_end, NULL, task_data, parallelism, thr->id, ompt_task_implicit);
 }
 
 /* Whether the leader has gathered the join of region gen (or a later one). */
@@ -225,7 +253,7 @@ void lite_ompt_member_end(struct lite_thread *thr, struct lite_task *implicit,
   }
   if (!lite_ompt_attached())
     return;
-  implicit_end(thr, implicit, true, 0);
+  implicit_end(thr, &implicit->ompt_data, true, 0);
   thr->ompt_state = ompt_state_idle;
 }
 
@@ -241,17 +269,24 @@ void lite_ompt_parallel_end(struct lite_thread *thr, struct lite_team *team, boo
 {
   if (!lite_ompt_attached())
     return;
+  /* The thread has left the team: a region a callback below starts at the same level reuses
+     the pool's team and rewrites it. What the events need of it is read first. */
+  ompt_data_t parallel_data = team->ompt.parallel_data;
+  ompt_data_t task_data = team->leader_task.ompt_data;
+  const void *codeptr = team->ompt.codeptr;
+  int flags = team->ompt.flags;
+  unsigned nthreads = team->nthreads;
   unsigned id = thr->id;
   thr->id = 0; /* the leader's number in the team it left */
   if (joined)
-    thr->ompt_join_codeptr = team->ompt.codeptr;
-  implicit_end(thr, &team->leader_task, joined, team->nthreads);
+    thr->ompt_join_codeptr = codeptr;
+  implicit_end(thr, &task_data, joined, nthreads);
   thr->id = id;
   thr->ompt_state = thr->team != NULL ? ompt_state_work_parallel : ompt_state_work_serial;
   struct lite_task *parent = lite_current_task(thr);
   ompt_callback_parallel_end_t end = LITE_OMPT_CB(ompt_callback_parallel_end);
   if (HAVE(end))
-    end(&team->ompt.parallel_data, &parent->ompt_data, team->ompt.flags, team->ompt.codeptr);
+    end(&parallel_data, &parent->ompt_data, flags, codeptr);
   parent->ompt_frame.enter_frame.ptr = NULL;
 }
 

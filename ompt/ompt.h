@@ -68,8 +68,11 @@ void lite_ompt_thread_end(struct lite_thread *thr);
    user's return address; enter: the entry point's frame), before it forks. */
 void lite_ompt_fork_from(struct lite_thread *thr, const void *codeptr, void *enter,
                          unsigned num_threads);
-/* A new team (pooled or of one), described but not yet started: parallel-begin (n: the team
-   size, the requested size when the entry point did not say). */
+/* parallel-begin for thr's next region, before the fork touches anything (n: the team size
+   asked for, when the entry point did not say): the callback may start regions itself. */
+void lite_ompt_parallel_announce(struct lite_thread *thr, unsigned n);
+/* A new team (pooled or of one), described but not yet started: it takes over the announced
+   region's tool data (announcing it first if that was not done: a team of one). */
 void lite_ompt_parallel_begin(struct lite_thread *thr, struct lite_team *team, unsigned n);
 /* The calling member has started its implicit task in thr->team: implicit-task-begin. */
 void lite_ompt_implicit_begin(struct lite_thread *thr);

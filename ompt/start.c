@@ -127,7 +127,46 @@ static ompt_start_tool_result_t *from_process(void)
   return r;
 }
 
-static ompt_start_tool_result_t *from_library(const char *path)
+/* The entries of OMP_TOOL_LIBRARIES that could not be loaded, told in one place once the
+   search ends: a line each for a few (with the loader's reason), one line for many. A list of
+   200 missing libraries printed a warning line per entry (issue 50). */
+#define MISSING_SHOWN 3
+struct missing {
+  unsigned count;
+  char *names[MISSING_SHOWN];
+  char *reasons[MISSING_SHOWN];
+};
+
+static void missing_add(struct missing *m, const char *path, const char *err)
+{
+  if (m->count < MISSING_SHOWN) {
+    m->names[m->count] = strdup(path);
+    m->reasons[m->count] = strdup(err != NULL ? err : "?");
+  }
+  m->count++;
+}
+
+static const char *or_unknown(const char *s) { return s != NULL ? s : "?"; }
+
+static void missing_tell(struct missing *m)
+{
+  if (m->count <= MISSING_SHOWN) {
+    for (unsigned k = 0; k < m->count; k++)
+      lite_warn("OMP_TOOL_LIBRARIES: cannot load '%s': %s", or_unknown(m->names[k]),
+                or_unknown(m->reasons[k]));
+  } else {
+    lite_warn("OMP_TOOL_LIBRARIES: %u libraries could not be loaded, among them '%s', '%s', "
+              "'%s' (%s)",
+              m->count, or_unknown(m->names[0]), or_unknown(m->names[1]),
+              or_unknown(m->names[2]), or_unknown(m->reasons[0]));
+  }
+  for (unsigned k = 0; k < MISSING_SHOWN; k++) {
+    free(m->names[k]);
+    free(m->reasons[k]);
+  }
+}
+
+static ompt_start_tool_result_t *from_library(const char *path, struct missing *missing)
 {
   say("Opening %s... ", path);
   void *lib = dlopen(path, RTLD_LAZY);
@@ -135,7 +174,7 @@ static ompt_start_tool_result_t *from_library(const char *path)
     const char *err = dlerror();
     say("Failed: %s\n", err != NULL ? err : "unknown error");
     if (log_file == NULL)
-      lite_warn("OMP_TOOL_LIBRARIES: cannot load '%s': %s", path, err != NULL ? err : "?");
+      missing_add(missing, path, err);
     return NULL;
   }
   say("Success.\n");
@@ -174,10 +213,12 @@ static ompt_start_tool_result_t *from_libraries(const char *libs, bool secure)
   say("OMP_TOOL_LIBRARIES = %s\n", libs);
   char *list = strdup(libs);
   ompt_start_tool_result_t *r = NULL;
+  struct missing missing = { 0 };
   for (char *save = NULL, *path = list != NULL ? strtok_r(list, ":", &save) : NULL;
        path != NULL && r == NULL; path = strtok_r(NULL, ":", &save))
-    r = from_library(path);
+    r = from_library(path, &missing);
   free(list);
+  missing_tell(&missing);
   if (r == NULL)
     say("...searching tool libraries failed.\n");
   return r;
