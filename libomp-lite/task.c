@@ -1594,9 +1594,17 @@ static bool yield_over(struct lite_tasks *q, void *arg)
    (finish_body, with a rule that is over at once). */
 static const struct wait_rule yield_rule = {yield_over, is_descendant_of, yield_over, false};
 
+/* How many tasks taskyield nests on this thread at most, whatever the stack left: each nested
+   task and all below it stay alive, and a chain of 10^5 tasks that each make the next and yield
+   held tens of thousands of them (a task block each, malloc'ed and faulted in again every time
+   the chain went deep). YIELD_DEPTH_MAX levels still let that many tasks in a row spin on a
+   flag with taskyield until a child sets it (LLVM's ompt/tasks/taskyield.c needs one). */
+#define YIELD_DEPTH_MAX 64
+static LITE_THREAD_LOCAL unsigned yield_depth;
+
 static __attribute__((noinline)) void taskyield(struct lite_thread *thr, struct lite_tasks *q)
 {
-  if (!stack_room())
+  if (yield_depth >= YIELD_DEPTH_MAX || !stack_room())
     return;
   struct lite_task *cur = lite_current_task(thr);
   struct lite_task *t = take_for(thr, q, yield_rule.ok, cur);
@@ -1608,8 +1616,10 @@ static __attribute__((noinline)) void taskyield(struct lite_thread *thr, struct 
     cur->ompt_frame.enter_frame.ptr = __builtin_frame_address(0);
     cur->ompt_frame.enter_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
   }
+  yield_depth++;
   run_body(thr, t, ompt_task_yield);
   finish_body(thr, t, &yield_rule, cur);
+  yield_depth--;
   if (frame)
     cur->ompt_frame.enter_frame.ptr = NULL;
 }

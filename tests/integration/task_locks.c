@@ -4,8 +4,8 @@
                     calls taskyield: the yield must not run the child under the lock
      children KIND  a task holding KIND makes 50 children that take it, releases it, then
                     waits: the throttle must not run a child at once under the lock
-     chain N        a chain of N tasks, each making the next and then calling taskyield, no
-                    taskwait: the yields must not nest the whole chain on one stack
+     chain N        a chain of N tasks per member, each making the next and then calling
+                    taskyield, no taskwait: the yields must not nest a chain on one stack
    Every member of the team runs the probe at once, with its own lock (the critical ones share
    the name), ROUNDS times; alarm() turns a hang into a failure well before the harness's
    timeout. */
@@ -116,16 +116,19 @@ static void chain_link(long left)
   chain_done++;
 }
 
+/* Every member starts a chain, so that no idle member steals the next link before the yield. */
 static void chain(long n)
 {
+  int members = 0;
 #pragma omp parallel
-#pragma omp single
   {
-#pragma omp task
+#pragma omp single
+    members = omp_get_num_threads();
+#pragma omp task firstprivate(n)
     chain_link(n);
   }
-  if (chain_done != n)
-    lite_fail("%ld tasks of the chain ran, expected %ld", chain_done, n);
+  if (chain_done != n * members)
+    lite_fail("%ld tasks of the chains ran, expected %ld", chain_done, n * members);
 }
 
 static enum kind kind_of(const char *s)
