@@ -108,6 +108,7 @@ KMPC_EXPORT void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *
     lite_prof_critical(critical_word(crit), __builtin_return_address(0));
   else
     lite_mutex_lock(critical_word(crit));
+  lite_held_enter(); /* taskyield and the throttle read it (task.c) */
 }
 
 /* The hint (contended, uncontended, speculative, ...) is a performance hint; the lock is the
@@ -124,11 +125,13 @@ KMPC_EXPORT void __kmpc_critical_with_hint(ident_t *loc, int32_t gtid, kmp_criti
     lite_prof_critical(critical_word(crit), __builtin_return_address(0));
   else
     lite_mutex_lock(critical_word(crit));
+  lite_held_enter(); /* taskyield and the throttle read it (task.c) */
 }
 
 KMPC_EXPORT void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
 {
   (void)loc, (void)gtid;
+  lite_held_leave();
   lite_mutex_unlock(critical_word(crit));
   if (lite_ompt_on())
     lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_critical, critical_word(crit),

@@ -27,10 +27,12 @@ void GOMP_critical_start(void)
     lite_prof_critical(&unnamed_critical.word, __builtin_return_address(0));
   else
     lite_mutex_lock(&unnamed_critical.word);
+  lite_held_enter();
 }
 
 void GOMP_critical_end(void)
 {
+  lite_held_leave();
   lite_mutex_unlock(&unnamed_critical.word);
   if (lite_ompt_on())
     lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_critical, &unnamed_critical.word,
@@ -56,10 +58,12 @@ void GOMP_critical_name_start(void **pptr)
     lite_prof_critical(named_mutex(pptr), __builtin_return_address(0));
   else
     lite_mutex_lock(named_mutex(pptr));
+  lite_held_enter();
 }
 
 void GOMP_critical_name_end(void **pptr)
 {
+  lite_held_leave();
   lite_mutex_unlock(named_mutex(pptr));
   if (lite_ompt_on())
     lite_ompt_mutex(ompt_callback_mutex_released, ompt_mutex_critical, named_mutex(pptr),

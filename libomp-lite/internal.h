@@ -638,6 +638,25 @@ static inline struct lite_thread *lite_self(void)
   return lite_likely(thr != NULL) ? thr : lite_thread_create_self();
 }
 
+/* How many locks, nest-lock levels, critical regions and ordered regions the calling thread is
+   inside (lock.c, critical.c, ordered.c, kmpc/sync.c). While it is not 0 the thread's current
+   task may hold a lock that a task it would run there waits for: taskyield then runs nothing and
+   the throttle defers the new task instead of running it at once (task.c), which otherwise
+   deadlocked where libgomp does not (issues 50, 51). Per thread, not per task: OpenMP gives
+   locks to tasks, and the tasks run on a thread are nested, so the count is the sum over the
+   current task and those suspended below it, which only errs on the side of running nothing.
+   A plain thread-local word: no thread state needed (a lock may be set before the first region),
+   one add on the lock paths. The decrement stops at 0, so an unset by another thread than the
+   setter (not conforming, but libgomp lets it pass) leaves its own thread's count too high,
+   which is again the safe side, and never too low. */
+extern LITE_THREAD_LOCAL unsigned lite_held;
+static inline void lite_held_enter(void) { lite_held++; }
+static inline void lite_held_leave(void)
+{
+  if (lite_likely(lite_held != 0))
+    lite_held--;
+}
+
 /* ---------------------------------------------------------------- team.c */
 
 /* The number of threads a parallel region with this num_threads clause (0: none) gets, following

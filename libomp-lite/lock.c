@@ -221,16 +221,20 @@ void lite_lock_destroy(omp_lock_t *lock)
     lock_ompt(1, lock, __builtin_return_address(0));
 }
 
+LITE_THREAD_LOCAL unsigned lite_held;
+
 void lite_lock_set(omp_lock_t *lock)
 {
   if (lite_ompt_on())
     lock_ompt(2, lock, __builtin_return_address(0));
   else
     lite_mutex_lock(lock_word(lock));
+  lite_held_enter();
 }
 
 void lite_lock_unset(omp_lock_t *lock)
 {
+  lite_held_leave();
   if (lite_ompt_on())
     lock_ompt(3, lock, __builtin_return_address(0));
   else
@@ -239,9 +243,11 @@ void lite_lock_unset(omp_lock_t *lock)
 
 int lite_lock_test(omp_lock_t *lock)
 {
-  if (lite_ompt_on())
-    return lock_test_ompt(lock, __builtin_return_address(0));
-  return lite_mutex_trylock(lock_word(lock));
+  int got = lite_ompt_on() ? lock_test_ompt(lock, __builtin_return_address(0))
+                           : lite_mutex_trylock(lock_word(lock));
+  if (got)
+    lite_held_enter();
+  return got;
 }
 
 /* ---------------------------------------------------------------- omp_nest_lock_t (OMP_3.0) */
@@ -486,16 +492,20 @@ static __attribute__((noinline, cold)) int nest_ompt(int op, omp_nest_lock_t *lo
   }
 }
 
+/* Nest locks count every level in lite_held (a set or a successful test, an unset), so the two
+   balance one to one whatever the nesting. */
 void lite_nest_lock_set(omp_nest_lock_t *lock)
 {
   if (lite_ompt_on())
     nest_ompt(0, lock, __builtin_return_address(0));
   else
     nest_lock_set(lock);
+  lite_held_enter();
 }
 
 void lite_nest_lock_unset(omp_nest_lock_t *lock)
 {
+  lite_held_leave();
   if (lite_ompt_on())
     nest_ompt(1, lock, __builtin_return_address(0));
   else
@@ -504,9 +514,11 @@ void lite_nest_lock_unset(omp_nest_lock_t *lock)
 
 int lite_nest_lock_test(omp_nest_lock_t *lock)
 {
-  if (lite_ompt_on())
-    return nest_ompt(2, lock, __builtin_return_address(0));
-  return nest_lock_test(lock);
+  int count = lite_ompt_on() ? nest_ompt(2, lock, __builtin_return_address(0))
+                             : nest_lock_test(lock);
+  if (count != 0)
+    lite_held_enter();
+  return count;
 }
 
 static __attribute__((noinline, cold)) int legacy_ompt(int op, struct lite_legacy_nest_lock *lock,
@@ -545,10 +557,12 @@ void lite_legacy_nest_lock_set(struct lite_legacy_nest_lock *lock)
     legacy_ompt(0, lock, __builtin_return_address(0));
   else
     legacy_set(lock);
+  lite_held_enter();
 }
 
 void lite_legacy_nest_lock_unset(struct lite_legacy_nest_lock *lock)
 {
+  lite_held_leave();
   if (lite_ompt_on())
     legacy_ompt(1, lock, __builtin_return_address(0));
   else
@@ -557,9 +571,11 @@ void lite_legacy_nest_lock_unset(struct lite_legacy_nest_lock *lock)
 
 int lite_legacy_nest_lock_test(struct lite_legacy_nest_lock *lock)
 {
-  if (lite_ompt_on())
-    return legacy_ompt(2, lock, __builtin_return_address(0));
-  return legacy_test(lock);
+  int count = lite_ompt_on() ? legacy_ompt(2, lock, __builtin_return_address(0))
+                             : legacy_test(lock);
+  if (count != 0)
+    lite_held_enter();
+  return count;
 }
 
 /* ---------------------------------------------------------------- exported names */

@@ -24,6 +24,7 @@ void GOMP_ordered_start(void)
   if (lite_ompt_on())
     lite_ompt_mutex(ompt_callback_mutex_acquired, ompt_mutex_ordered, ordered_wait_id(thr, ws),
                     __builtin_return_address(0));
+  lite_held_enter(); /* a task run here could wait for the turn: task.c */
 }
 
 /* The turn passes when the member's chunk is done: at its next request for a chunk, or here
@@ -35,6 +36,7 @@ void GOMP_ordered_end(void)
 {
   struct lite_thread *thr = lite_self();
   struct lite_ws *ws = thr->ws;
+  lite_held_leave();
   if (ws != NULL && ws->ordered && thr->chunk_hi - thr->chunk_lo == 1)
     lite_ordered_pass_turn(thr, ws);
   if (lite_ompt_on())

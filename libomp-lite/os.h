@@ -125,4 +125,8 @@ bool lite_os_secure(void);
    Returns 0 or the pthread_create error number. */
 int lite_os_thread_start(pthread_t *thread, size_t stacksize, void *(*fn)(void *), void *arg);
 
+/* The lowest address of the calling thread's stack (pthread_getattr_np: for the initial thread
+   glibc reads /proc/self/maps and the stack rlimit) and its size; false if unknown. */
+bool lite_os_stack_bounds(uintptr_t *lo, size_t *size);
+
 #endif

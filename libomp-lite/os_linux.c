@@ -595,3 +595,19 @@ unsigned lite_os_process_cpus(int *cpus, unsigned cap)
       cpus[n++] = (int)c;
   return n;
 }
+
+bool lite_os_stack_bounds(uintptr_t *lo, size_t *size)
+{
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return false;
+  void *addr = NULL;
+  size_t bytes = 0;
+  int err = pthread_attr_getstack(&attr, &addr, &bytes);
+  pthread_attr_destroy(&attr);
+  if (err != 0 || addr == NULL || bytes == 0)
+    return false;
+  *lo = (uintptr_t)addr;
+  *size = bytes;
+  return true;
+}

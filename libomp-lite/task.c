@@ -1227,6 +1227,46 @@ static inline bool throttled(struct lite_thread *thr, const struct lite_task *pa
   return lite_tq_length(&thr->team->tasks, thr->id) > bound;
 }
 
+/* The lowest stack address at which the runtime still nests a task it chose to run on top of
+   the running one (taskyield, the throttle, a team of one): half-way down the thread's stack,
+   found once per thread (pthread_getattr_np: a few us for a worker, a read of /proc/self/maps
+   for the initial thread); 0 until then, UINTPTR_MAX if the stack is unknown (then nothing is
+   nested by choice, as taskyield in libgomp). A forked child keeps its thread's stack, and so
+   the value. Half, so that a task nested by choice starts with at least half the stack free,
+   and below that the choice is only deferral: the task is queued, and a barrier or taskwait
+   runs it later from a shallower frame. Tasks the program nests itself (if(0), final, a
+   taskwait's children) still nest as deep as the program asks, as in libgomp. */
+static LITE_THREAD_LOCAL uintptr_t stack_floor;
+
+static __attribute__((noinline, cold)) uintptr_t find_stack_floor(void)
+{
+  uintptr_t lo;
+  size_t size;
+  stack_floor = lite_os_stack_bounds(&lo, &size) ? lo + size / 2 : UINTPTR_MAX;
+  return stack_floor;
+}
+
+static inline bool stack_room(void)
+{
+  uintptr_t floor = stack_floor != 0 ? stack_floor : find_stack_floor();
+  return (uintptr_t)__builtin_frame_address(0) > floor;
+}
+
+/* The throttle of a creator inside a lock, nest lock, critical or ordered region (lite_held):
+   a task run at once there runs under the lock, and one that takes the same lock waits for its
+   creator, which waits for it: 50 children that took their creator's lock hung at 1, 2 and 4
+   threads (issue 51), where libgomp queues 64 a thread first. So such a creator queues, in a
+   team of one too, up to HELD_QUEUE_MAX tasks in its own queue: 16,384 blocks of 512 bytes,
+   8 MiB, is the memory bound, 256 times libgomp's queue, and only beyond it does a task run at
+   once, as libgomp's do beyond 64. Outside any region (no team, no queue that a region's end
+   drains) the task still runs at once, as libgomp's. */
+#define HELD_QUEUE_MAX 16384
+
+static __attribute__((noinline, cold)) bool throttled_held(struct lite_thread *thr)
+{
+  return lite_tq_length(&thr->team->tasks, thr->id) > HELD_QUEUE_MAX;
+}
+
 /* Whether a task without depend or detach runs at once on its creator: it is undeferred, or no
    other thread could run it (a team of one, or no region), or the throttle says so. */
 static inline bool runs_at_once(struct lite_thread *thr, const struct lite_task *parent,
@@ -1235,7 +1275,11 @@ static inline bool runs_at_once(struct lite_thread *thr, const struct lite_task 
   if (!if_clause || parent->final)
     return true;
   struct lite_team *team = thr->team;
-  return team == NULL || team->pool == NULL || throttled(thr, parent);
+  if (team == NULL)
+    return true;
+  if (lite_unlikely(lite_held != 0))
+    return throttled_held(thr) && stack_room();
+  return (team->pool == NULL || throttled(thr, parent)) && stack_room();
 }
 
 static bool creation_cancelled(struct lite_thread *thr, struct lite_task *parent)
@@ -1434,7 +1478,10 @@ task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long 
     no_pred = atomic_load_explicit(&t->npred, memory_order_relaxed) == 0;
     dep_unlock(parent);
   }
-  bool run_now = solo && !undeferred && no_pred;
+  /* A team of one runs a deferred task at once, unless its creator holds a lock or the stack is
+     half full (runs_at_once). */
+  bool run_now =
+      solo && !undeferred && no_pred && (thr->team == NULL || (lite_held == 0 && stack_room()));
   if (run_now)
     t->state = LITE_TASK_RUNNING;
   else if (!undeferred && no_pred) {
@@ -1527,7 +1574,16 @@ void lite_taskwait_depend_from(void **depend, const void *site)
    at once, as libgomp's does: a task that spun on a flag with taskyield until a task it had made
    set it waited for another thread to run that task, and forever in a team whose other members
    were busy (LLVM's ompt/tasks/taskyield.c, where a tool also expects the switch with
-   ompt_task_yield). With nothing queued in the team it costs one load (ready). */
+   ompt_task_yield). With nothing queued in the team it costs one load (ready).
+   It runs nothing, as libgomp's, in two cases (issue 50):
+   - while the thread is inside a lock, nest lock, critical or ordered region (lite_held): the
+     task run here could be one that waits for that lock, on the thread that holds it, under
+     the yielding task that will never get back to release it; a task holding an omp_lock_t
+     that yielded while a child it had made wanted the lock hung at 1, 2 and 4 threads;
+   - when less than half of the thread's stack is left (stack_room): each task run here nests
+     on top of the one that yields, so a chain of tasks that each make a child and yield (no
+     taskwait) grew the stack by a frame set per task and overflowed it at 10^5 tasks.
+   A tool is told of the switch (ompt_task_yield) only when a task runs. */
 static bool yield_over(struct lite_tasks *q, void *arg)
 {
   (void)q, (void)arg;
@@ -1538,8 +1594,19 @@ static bool yield_over(struct lite_tasks *q, void *arg)
    (finish_body, with a rule that is over at once). */
 static const struct wait_rule yield_rule = {yield_over, is_descendant_of, yield_over, false};
 
+/* How many tasks taskyield nests on this thread at most, whatever the stack left: with the stack
+   bound alone, a chain of tasks that each make the next and yield nested thousands of them per
+   thread before stopping (10^5 links a member at 2 threads: 0.62 s of CPU, 0.44 s with this
+   bound; the machine loaded, one run each). YIELD_DEPTH_MAX levels still let that many tasks in
+   a row spin on a flag with taskyield until a child sets it (LLVM's ompt/tasks/taskyield.c
+   needs one level). */
+#define YIELD_DEPTH_MAX 64
+static LITE_THREAD_LOCAL unsigned yield_depth;
+
 static __attribute__((noinline)) void taskyield(struct lite_thread *thr, struct lite_tasks *q)
 {
+  if (yield_depth >= YIELD_DEPTH_MAX || !stack_room())
+    return;
   struct lite_task *cur = lite_current_task(thr);
   struct lite_task *t = take_for(thr, q, yield_rule.ok, cur);
   if (t == NULL)
@@ -1550,8 +1617,10 @@ static __attribute__((noinline)) void taskyield(struct lite_thread *thr, struct 
     cur->ompt_frame.enter_frame.ptr = __builtin_frame_address(0);
     cur->ompt_frame.enter_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
   }
+  yield_depth++;
   run_body(thr, t, ompt_task_yield);
   finish_body(thr, t, &yield_rule, cur);
+  yield_depth--;
   if (frame)
     cur->ompt_frame.enter_frame.ptr = NULL;
 }
@@ -1559,7 +1628,7 @@ static __attribute__((noinline)) void taskyield(struct lite_thread *thr, struct 
 void GOMP_taskyield(void)
 {
   struct lite_thread *thr = lite_self_tls;
-  if (thr != NULL && thr->team != NULL && any_ready(&thr->team->tasks))
+  if (thr != NULL && thr->team != NULL && lite_held == 0 && any_ready(&thr->team->tasks))
     taskyield(thr, &thr->team->tasks);
 }
 

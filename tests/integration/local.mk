@@ -776,6 +776,26 @@ EXTRA_tests_integration_rpath_ompt_tasks_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 INTEG_BINARIES += tests/integration/ompt_tasks tests/integration/rpath/ompt_tasks
 INTEG_TESTS += tests/integration/ompt_tasks
 
+# task_locks: tasks that hold a lock while the runtime could run another task on their thread
+# (taskyield, the throttle), and a deep taskyield chain (issues 50, 51).
+tests_integration_task_locks_SOURCES = tests/integration/task_locks.c \
+	tests/integration/lite_check.h
+tests_integration_task_locks_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_task_locks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_task_locks_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_task_locks_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_task_locks_SOURCES = tests/integration/task_locks.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_task_locks_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_task_locks_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_task_locks_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_task_locks_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_task_locks_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES += tests/integration/task_locks tests/integration/rpath/task_locks
+INTEG_TESTS += tests/integration/task_locks
+
 # Issue 40: the profile on the shapes that showed its rough edges (t_profile_edges). -O2 for
 # gcc's tail calls, which the test is about (a CFLAGS with -O0 after it leaves them out, and the
 # test then checks less). Built with -rdynamic as profile above; without it, so that only the

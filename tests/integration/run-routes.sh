@@ -22,6 +22,7 @@ threadprivate flush_handoff root_threads exit_user_threads fork oversub wait_pol
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
 ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores seccomp_affinity"
+ALL_TESTS="$ALL_TESTS task_locks"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -991,6 +992,29 @@ t_ompt_tasks() {
         case_ok OMP_NUM_THREADS=$n ompt_tasks
     done
     case_ok OMP_WAIT_POLICY=passive ompt_tasks
+}
+
+# tests/integration/task_locks.c (issues 50, 51): a task holding a lock, nest lock or critical
+# that yields while its child wants the lock, or makes 50 children that take it; a chain of 10^5
+# tasks that each make the next and yield. Each hung or crashed before (the program's alarm
+# fails a hang after 30 s).
+t_task_locks() {
+    local n kind
+    for n in 1 2 4 16; do
+        for kind in lock nest critical; do
+            case_ok OMP_NUM_THREADS=$n task_locks yield $kind
+            case_ok OMP_NUM_THREADS=$n task_locks children $kind
+        done
+    done
+    # 10^5 a member crashed at 1 and 2 threads before; shorter chains at 4 and 16 keep the test
+    # fast (every link's descriptor lives until its chain ends: 50 MB a chain of 10^5).
+    for n in 1 2; do
+        case_ok OMP_NUM_THREADS=$n task_locks chain 100000
+    done
+    for n in 4 16; do
+        case_ok OMP_NUM_THREADS=$n task_locks chain 20000
+    done
+    case_ok OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 task_locks chain 20000
 }
 
 # tests/integration/profile.c: known shapes; the table's counts, the imbalance order, the

@@ -289,6 +289,54 @@ START_TEST(test_lock_semantics)
 }
 END_TEST
 
+/* lite_held (internal.h), which taskyield and the throttle read: up while the thread holds any
+   lock, nest-lock level or critical, back to 0 after, whichever entry point; an unset without
+   a set (another thread's lock) leaves it at 0, not below. */
+START_TEST(held_count_balances)
+{
+  ck_assert_uint_eq(lite_held, 0);
+  omp_lock_t lock;
+  omp_init_lock(&lock);
+  omp_set_lock(&lock);
+  ck_assert_uint_eq(lite_held, 1);
+  omp_unset_lock(&lock);
+  ck_assert_int_eq(omp_test_lock(&lock), 1);
+  ck_assert_uint_eq(lite_held, 1);
+  ck_assert_int_eq(omp_test_lock(&lock), 0); /* a failed test counts nothing */
+  ck_assert_uint_eq(lite_held, 1);
+  omp_unset_lock(&lock);
+  ck_assert_uint_eq(lite_held, 0);
+  omp_unset_lock(&lock); /* not held by this thread: not conforming, and not counted below 0 */
+  ck_assert_uint_eq(lite_held, 0);
+
+  omp_nest_lock_t nest;
+  omp_init_nest_lock(&nest);
+  omp_set_nest_lock(&nest);
+  ck_assert_int_eq(omp_test_nest_lock(&nest), 2);
+  ck_assert_uint_eq(lite_held, 2);
+  omp_unset_nest_lock(&nest);
+  omp_unset_nest_lock(&nest);
+  ck_assert_uint_eq(lite_held, 0);
+
+  GOMP_critical_start();
+  static void *name;
+  GOMP_critical_name_start(&name);
+  ck_assert_uint_eq(lite_held, 2);
+  GOMP_critical_name_end(&name);
+  GOMP_critical_end();
+  ck_assert_uint_eq(lite_held, 0);
+
+  int32_t flock;
+  omp_init_lock_(&flock);
+  omp_set_lock_(&flock);
+  ck_assert_uint_eq(lite_held, 1);
+  omp_unset_lock_(&flock);
+  ck_assert_uint_eq(lite_held, 0);
+  omp_destroy_lock(&lock);
+  omp_destroy_nest_lock(&nest);
+}
+END_TEST
+
 START_TEST(lock_with_hint_accepts_every_hint)
 {
   const unsigned hints[] = {
@@ -606,6 +654,7 @@ static Suite *lock_suite(void)
   tcase_add_test(locks, lock_excludes_under_contention);
   tcase_add_test(locks, test_lock_semantics);
   tcase_add_test(locks, lock_with_hint_accepts_every_hint);
+  tcase_add_test(locks, held_count_balances);
   tcase_add_test(locks, nest_lock_counts_and_owner);
   tcase_add_test(locks, nest_lock_excludes_under_contention);
   tcase_add_test(locks, legacy_nest_lock_counts_and_owner);
