@@ -15,6 +15,9 @@ npkg=$(cat /sys/devices/system/cpu/cpu*/topology/physical_package_id | sort -u |
 pass=0
 fail=0
 echo "VMINFO shape=$VM_SHAPE cpus=$ncpu nodes=$nnodes sockets=$npkg"
+for c in 0 $((ncpu - 1)); do
+    echo "VMINFO cpu$c: L3 shared with $(cat /sys/devices/system/cpu/cpu$c/cache/index3/shared_cpu_list 2>/dev/null), die $(cat /sys/devices/system/cpu/cpu$c/topology/die_id 2>/dev/null)"
+done
 
 # check NAME CMD...: runs CMD under libomp-lite (60 s at most), its output kept in /tmp/out.
 check() {
@@ -84,7 +87,8 @@ if want placement && [ "$nnodes" -gt 1 ]; then
             LITE_CHECK=stock PLACEMENT_RUNTIME=libgomp OMP_PLACES=cores OMP_PROC_BIND=$bind \
                 timeout 120 /t/placement $ncpu 2>&1 | grep '^placement'
             LITE_CHECK=stock PLACEMENT_RUNTIME=llvm LD_PRELOAD=/llvm/libomp.so.5 OMP_PLACES=cores \
-                OMP_PROC_BIND=$bind timeout 120 /t/placement $ncpu 2>&1 | grep '^placement'
+                OMP_PROC_BIND=$bind timeout 120 /t/placement $ncpu > /tmp/llvm 2>&1
+            grep '^placement' /tmp/llvm || tail -n 3 /tmp/llvm
         fi
         if [ "${VM_COMPARE:-0}" = 1 ] && [ -e /before/omp-lite/libomp-lite.so.0 ]; then
             LITE_CHECK=stock PLACEMENT_RUNTIME=lite-before LD_PRELOAD=/before/omp-lite/libomp-lite.so.0 \
