@@ -88,7 +88,7 @@ if want placement && [ "$nnodes" -gt 1 ]; then
                 timeout 120 /t/placement $ncpu 2>&1 | grep '^placement'
             LITE_CHECK=stock PLACEMENT_RUNTIME=llvm LD_PRELOAD=/llvm/libomp.so.5 OMP_PLACES=cores \
                 OMP_PROC_BIND=$bind timeout 120 /t/placement $ncpu > /tmp/llvm 2>&1
-            grep '^placement' /tmp/llvm || tail -n 3 /tmp/llvm
+            grep '^placement' /tmp/llvm || tail -n 3 /tmp/llvm | sed 's/^/VMTAIL llvm: /'
         fi
         if [ "${VM_COMPARE:-0}" = 1 ] && [ -e /before/omp-lite/libomp-lite.so.0 ]; then
             LITE_CHECK=stock PLACEMENT_RUNTIME=lite-before LD_PRELOAD=/before/omp-lite/libomp-lite.so.0 \
