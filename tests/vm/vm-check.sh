@@ -12,9 +12,9 @@
 # busybox (busybox-static), which .ci/install-deps installs; without them it says why and exits
 # 77 (automake's skip). Environment: VM_KERNEL (a kernel image), VM_TIMEOUT (seconds per
 # boot, default 300; a guest that has not reached user space by then is skipped, with why),
-# VM_BUDGET (no shape starts after this many seconds, default 540), VM_COMPARE=1 (print the placement rows of libgomp, LLVM's runtime and,
-# with VM_BEFORE=BUILD, another libomp-lite build beside this one's: the table in
-# docs/benchmarks.md), VM_PLACE_BIND (the bindings the placement check runs: "spread,close"),
+# VM_BUDGET (no shape starts after this many seconds, default 540), VM_COMPARE=1 (print the
+# placement rows of libgomp, LLVM's runtime and, with VM_BEFORE=BUILD, another libomp-lite
+# build beside this one's: the table in docs/benchmarks.md), VM_PLACE_BIND (the bindings the placement check runs: "spread,close"),
 # VM_KEEP (keep the work folder).
 set -u
 builddir=
