@@ -77,6 +77,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
+mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm  # LLVM's runtime opens a shared-memory file at start
 sh /guest-checks.sh
 echo VMDONE
 poweroff -f
