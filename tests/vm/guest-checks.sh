@@ -14,6 +14,7 @@ nnodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
 npkg=$(cat /sys/devices/system/cpu/cpu*/topology/physical_package_id | sort -u | wc -l)
 pass=0
 fail=0
+echo  # the console's escape codes end on this line
 echo "VMINFO shape=$VM_SHAPE cpus=$ncpu nodes=$nnodes sockets=$npkg"
 for c in 0 $((ncpu - 1)); do
     echo "VMINFO cpu$c: L3 shared with $(cat /sys/devices/system/cpu/cpu$c/cache/index3/shared_cpu_list 2>/dev/null), die $(cat /sys/devices/system/cpu/cpu$c/topology/die_id 2>/dev/null)"

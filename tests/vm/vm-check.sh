@@ -122,7 +122,7 @@ VM_PLACE_BIND=${VM_PLACE_BIND:-spread} VM_COMPARE=${VM_COMPARE:-0}" \
     tr -d '\r' < "$log" | grep -E '^(VM|placement|partition|member +[0-9]+ |[a-z_]+: FAIL)' \
         | grep -v '^member' | sed "s/^/[$shape] /"
     echo "[$shape] $((SECONDS - start)) s, qemu status $rc"
-    if ! tr -d '\r' < "$log" | grep -q '^VMINFO shape='; then
+    if ! tr -d '\r' < "$log" | grep -q 'VMINFO shape='; then
         echo "[$shape] SKIP: the guest did not reach user space in ${VM_TIMEOUT:-300} s (a host too busy for TCG?)"
         return 77
     fi
