@@ -22,7 +22,7 @@ done
 
 # check NAME CMD...: runs CMD under libomp-lite (60 s at most), its output kept in /tmp/out.
 check() {
-    name=$1
+    local name=$1
     shift
     env LD_PRELOAD=$LITE timeout 120 "$@" > /tmp/out 2>&1
     rc=$?
@@ -37,6 +37,7 @@ check() {
 }
 # expect NAME WANT GOT
 expect() {
+    local name=$1
     if [ "$2" = "$3" ]; then
         pass=$((pass + 1))
         echo "VMCHECK PASS $1 ($3)"
