@@ -205,6 +205,8 @@ void lite_affinity_format_after_fork(void);
 void *lite_home_alloc(size_t size);
 void lite_home_free(void *p, size_t size);
 void lite_home_here(void *p, size_t size);
+/* lite_home_here for the calling thread's whole stack, with its static TLS at the top. */
+void lite_home_stack_here(void);
 /* The machine as lite_home_here sees it, replaceable by tests (a synthetic topology of several
    nodes on this one-node machine): the count of nodes (read once, until lite_home_forget), the
    kernel's node of a CPU (-1: unknown), and the request for a block's pages. */

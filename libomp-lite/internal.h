@@ -682,8 +682,9 @@ void lite_team_leave_serial(struct lite_thread *thr);
 void lite_team_after_fork(void);
 /* Stops a pool's workers and frees it; the pool must be idle. */
 void lite_pool_shutdown(struct lite_pool *pool);
-/* Worker id of pool (thr, the calling thread) asks for its slot, thread state and task queue on
-   the node of the CPU it runs on (affinity/home.c): at its start and when its place changes. */
+/* Worker id of pool (thr, the calling thread) asks for its slot, thread state, task queue and
+   stack (with its static TLS) on the node of the CPU it runs on (affinity/home.c): at its start
+   and when its place changes. */
 void lite_team_member_home(const struct lite_pool *pool, unsigned id, struct lite_thread *thr);
 /* Releases everything thr leads (its pools), when thr exits. */
 void lite_thread_release(struct lite_thread *thr);

@@ -378,6 +378,7 @@ void lite_team_member_home(const struct lite_pool *pool, unsigned id, struct lit
   struct lite_tasks *q = (struct lite_tasks *)&pool->team_storage.tasks;
   struct lite_member_q *mq = id != 0 ? lite_tq_member_queue(q, id) : NULL;
   lite_home_here(mq, sizeof *mq);
+  lite_home_stack_here();
 }
 
 static void *worker_main(void *arg)

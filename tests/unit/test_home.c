@@ -1,6 +1,6 @@
 /* Unit tests of affinity/home.c and its callers: each member's slot, thread state and task queue
    are on pages of their own and asked for, by that member's own thread, on the node of the CPU
-   it runs on.
+   it runs on; so are its stack and static TLS (glibc's pages).
 
    This machine has one NUMA node, so the test replaces the machine: a synthetic hwloc topology
    of two nodes of one CPU each (HWLOC_SYNTHETIC, which the runtime's topology reads), and a node
@@ -56,7 +56,11 @@ static void record_move(void *start, size_t len, int node)
 struct seen {
   int tid[TEAM];
   struct lite_thread *thr[TEAM];
+  void *stack[TEAM], *tls[TEAM];
 };
+
+/* A threadprivate-like variable: in the static TLS block at the top of each thread's stack. */
+static __thread int member_tls;
 
 static void task_fn(void *arg) { (void)arg; }
 
@@ -66,6 +70,9 @@ static void member_fn(void *arg)
   int id = omp_get_thread_num();
   s->tid[id] = lite_os_gettid();
   s->thr[id] = lite_self();
+  int local = id;
+  s->stack[id] = &local;
+  s->tls[id] = &member_tls;
   /* A deferred task: the member's queue is made now, by the member. */
   GOMP_task(task_fn, NULL, NULL, 0, 1, true, 0, NULL, 0, NULL);
   GOMP_barrier();
@@ -126,6 +133,9 @@ START_TEST(test_members_home_their_own_state)
     struct lite_member_q *mq = lite_tq_member_queue(&pool->team_storage.tasks, id);
     ck_assert_ptr_nonnull(mq);
     ck_assert_msg(check_moves_of(mq, s.tid[id]) >= 1, "queue %u never homed", id);
+    /* Its stack and static TLS, which glibc set up from the leader (issue 47). */
+    ck_assert_msg(check_moves_of(s.stack[id], s.tid[id]) >= 1, "stack %u never homed", id);
+    ck_assert_msg(check_moves_of(s.tls[id], s.tid[id]) >= 1, "TLS %u never homed", id);
   }
   /* The leader's state is where the leader runs: nothing asked for it. */
   ck_assert_int_eq(check_moves_of(pool->slots[0], lite_os_gettid()), 0);

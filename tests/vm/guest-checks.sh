@@ -1,0 +1,101 @@
+#!/bin/sh
+# guest-checks.sh: run by the guest's /init (tests/vm/vm-check.sh builds the initramfs), as
+# busybox sh, on the guest's real topology. Prints a line per check ("VMCHECK PASS|FAIL name")
+# and "VMRESULT pass=N fail=M" at the end. Guest timing means nothing (TCG): the checks test
+# decisions and placement, not speed. Programs are in /t, libomp-lite in /omp-lite (the proof
+# in lite_check.h wants "omp-lite" in its path), LLVM's runtime in /llvm.
+# Environment from the kernel command line: VM_SHAPE (a name), VM_SET (the groups of checks to
+# run, comma-separated: places bind display many placement), VM_PLACE_MIN (the share of a
+# member's pages that must be on its node under libomp-lite, or empty: not checked), VM_COMPARE
+# (1: also print the placement rows of libgomp, LLVM's runtime and /before's libomp-lite).
+LITE=/omp-lite/libomp-lite.so.0
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+nnodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+npkg=$(cat /sys/devices/system/cpu/cpu*/topology/physical_package_id | sort -u | wc -l)
+pass=0
+fail=0
+echo  # the console's escape codes end on this line
+echo "VMINFO shape=$VM_SHAPE cpus=$ncpu nodes=$nnodes sockets=$npkg"
+for c in 0 $((ncpu - 1)); do
+    echo "VMINFO cpu$c: L3 shared with $(cat /sys/devices/system/cpu/cpu$c/cache/index3/shared_cpu_list 2>/dev/null), die $(cat /sys/devices/system/cpu/cpu$c/topology/die_id 2>/dev/null)"
+done
+
+# check NAME CMD...: runs CMD under libomp-lite (60 s at most), its output kept in /tmp/out.
+check() {
+    local name=$1
+    shift
+    env LD_PRELOAD=$LITE timeout 120 "$@" > /tmp/out 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then
+        pass=$((pass + 1))
+        echo "VMCHECK PASS $name"
+    else
+        fail=$((fail + 1))
+        echo "VMCHECK FAIL $name (status $rc)"
+        tail -n 15 /tmp/out
+    fi
+}
+# expect NAME WANT GOT
+expect() {
+    local name=$1
+    if [ "$2" = "$3" ]; then
+        pass=$((pass + 1))
+        echo "VMCHECK PASS $1 ($3)"
+    else
+        fail=$((fail + 1))
+        echo "VMCHECK FAIL $1: want $2, got $3"
+    fi
+}
+
+want() { case ",$VM_SET," in *,$1,*) return 0 ;; esac; return 1; }
+
+# Places from the real topology: every abstract name, its count against /sys.
+want places && for name in threads cores ll_caches numa_domains sockets; do
+    check "places-$name" env OMP_PLACES=$name OMP_DISPLAY_ENV=true OMP_PROC_BIND=spread /t/binding 4
+    n=$(grep "OMP_PLACES = " /tmp/out | head -n 1 | grep -o '{' | wc -l)
+    echo "VMINFO OMP_PLACES=$name: $n places: $(grep 'OMP_PLACES = ' /tmp/out | head -n 1 | cut -c1-160)"
+    case $name in
+        threads|cores) expect "count-$name" "$ncpu" "$n" ;;
+        numa_domains) expect "count-$name" "$nnodes" "$n" ;;
+        sockets) expect "count-$name" "$npkg" "$n" ;;
+    esac
+done
+# Binding policies over cores, and inside a taskset subset.
+if want bind; then
+    for bind in close spread primary; do
+        check "bind-$bind" env OMP_PLACES=cores OMP_PROC_BIND=$bind /t/binding 4 $ncpu
+    done
+    check "bind-taskset" env OMP_PLACES=cores OMP_PROC_BIND=spread /t/binding --mask 2-5 2 4
+fi
+# OMP_DISPLAY_AFFINITY: a line per member of a team of ncpu.
+if want display; then
+    check "display-affinity" env OMP_DISPLAY_AFFINITY=true OMP_PROC_BIND=close /t/barrier 2 $ncpu
+    expect "display-affinity-lines" "$ncpu" "$(grep -c 'affinity' /tmp/out)"
+fi
+# many_cores at the guest's CPU count, the barrier the runtime picks (the tree on these shapes).
+if want many; then
+    check "many-barrier" env OMP_PROC_BIND=spread OMP_PLACES=cores /t/barrier 5 $ncpu
+    check "many-reduction" env OMP_PROC_BIND=spread OMP_PLACES=cores /t/reduction 5 $ncpu
+    check "many-single" /t/single 5 $ncpu
+fi
+# Placement: each worker's stack top and TLS on the node of its CPU; the other runtimes' rows
+# for the table (not checked); the allocator partition trait where there are several nodes.
+if want placement && [ "$nnodes" -gt 1 ]; then
+    for bind in $(echo "${VM_PLACE_BIND:-spread}" | tr , " "); do
+        check "placement-$bind" env OMP_PLACES=cores OMP_PROC_BIND=$bind PLACEMENT_PARTITION=1 \
+            /t/placement $ncpu $VM_PLACE_MIN
+        grep -E '^placement:.*worst|^partition' /tmp/out
+        if [ "${VM_COMPARE:-0}" = 1 ]; then
+            LITE_CHECK=stock PLACEMENT_RUNTIME=libgomp OMP_PLACES=cores OMP_PROC_BIND=$bind \
+                timeout 120 /t/placement $ncpu 2>&1 | grep '^placement'
+            LITE_CHECK=stock PLACEMENT_RUNTIME=llvm LD_PRELOAD=/llvm/libomp.so.5 OMP_PLACES=cores \
+                OMP_PROC_BIND=$bind timeout 120 /t/placement $ncpu > /tmp/llvm 2>&1
+            grep '^placement' /tmp/llvm || tail -n 3 /tmp/llvm | sed 's/^/VMTAIL llvm: /'
+        fi
+        if [ "${VM_COMPARE:-0}" = 1 ] && [ -e /before/omp-lite/libomp-lite.so.0 ]; then
+            LITE_CHECK=stock PLACEMENT_RUNTIME=lite-before LD_PRELOAD=/before/omp-lite/libomp-lite.so.0 \
+                OMP_PLACES=cores OMP_PROC_BIND=$bind timeout 120 /t/placement $ncpu 2>&1 | grep '^placement'
+        fi
+    done
+fi
+echo "VMRESULT pass=$pass fail=$fail"
