@@ -104,18 +104,20 @@ void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request 
                              const struct lite_loop_look *look)
 {
   uint64_t chunk = req->chunk == 0 ? 1 : req->chunk;
+  /* OMPLITE_STEAL=off: nonmonotonic loops as monotonic ones, from the shared counter. */
+  bool monotonic = req->monotonic || lite_env.steal == LITE_STEAL_OFF;
   enum lite_handout handout;
   switch (req->kind) {
   case LITE_SCHED_STATIC:
     handout = req->chunk == 0 ? LITE_HANDOUT_STATIC : LITE_HANDOUT_CYCLIC;
     break;
   case LITE_SCHED_GUIDED:
-    handout = req->monotonic ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_OWN;
+    handout = monotonic ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_OWN;
     break;
   case LITE_SCHED_DYNAMIC:
   case LITE_SCHED_AUTO:
   default:
-    handout = req->monotonic ? LITE_HANDOUT_DYNAMIC : LITE_HANDOUT_OWN;
+    handout = monotonic ? LITE_HANDOUT_DYNAMIC : LITE_HANDOUT_OWN;
     break;
   }
   if (ws->nthreads == 1 && handout == LITE_HANDOUT_OWN)
@@ -153,9 +155,13 @@ void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request 
   if (handout == LITE_HANDOUT_STATIC || handout == LITE_HANDOUT_CYCLIC ||
       handout == LITE_HANDOUT_OWN)
     reserve_ranges(ws);
-  if (handout == LITE_HANDOUT_OWN && ws->steal)
+  if (handout == LITE_HANDOUT_OWN && ws->steal) {
+    LITE_SET_IF_CHANGED(ws->in_order, lite_env.steal == LITE_STEAL_MONOTONIC);
     lite_steal_setup(ws);
-  LITE_SET_IF_CHANGED(ws->fast_add, handout == LITE_HANDOUT_DYNAMIC && add_ok && !req->ordered);
+  }
+  /* Not for a measured counter run of a site (lite_site_plan): lite_sched_next times it. */
+  LITE_SET_IF_CHANGED(ws->fast_add, handout == LITE_HANDOUT_DYNAMIC && add_ok && !req->ordered &&
+                                        ws->start_ns == 0);
 }
 
 /* A split loop takes no setup from the first member: each member runs its own block of
@@ -180,7 +186,7 @@ void lite_sched_look(struct lite_thread *thr, const struct lite_loop_request *re
   look->mark = 0;
   look->drawn = look->measure = false;
   if (req->monotonic || req->ordered || req->from_icv || req->kind == LITE_SCHED_STATIC ||
-      team == NULL || team->pool == NULL || team->nthreads < 2 || lite_env.cancellation)
+      lite_env.steal == LITE_STEAL_OFF || team == NULL || team->pool == NULL || team->nthreads < 2 || lite_env.cancellation)
     return;
   look->drawn = true;
   bool whole;

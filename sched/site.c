@@ -61,6 +61,8 @@ struct lite_site {
   unsigned hold;      /* one measured run in hold, at random; 0: the next run */
   bool steal;
   bool whole;         /* tiny: one member takes every iteration */
+  _Atomic bool counter; /* in order, a stealing run got stuck (steal.c): steal no more in order,
+                           hand out from the shared counter; read without the lock */
   unsigned imbalanced_probes; /* imbalanced runs without stealing, in a row */
   uint64_t stamp;     /* site_clock at its last use under the lock: the least recent gives way */
   /* For OMPLITE_LOOP_STATS. */
@@ -219,6 +221,7 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *draw
       site->whole = false;
       site->hold = 0;
       site->imbalanced_probes = 0;
+      atomic_store_explicit(&site->counter, false, memory_order_relaxed);
       site->runs = site->steal_runs = site->steals = site->whole_runs = site->split_runs = 0;
       publish(site);
       measure = true;
@@ -248,7 +251,14 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *draw
     atomic_store_explicit(&ws->stolen, 0, memory_order_relaxed);
     atomic_store_explicit(&ws->finished, 0, memory_order_relaxed);
   }
-  return whole ? LITE_HANDOUT_WHOLE : LITE_HANDOUT_OWN;
+  if (whole)
+    return LITE_HANDOUT_WHOLE;
+  /* A stealing run of a site that stealing in order could not balance: the shared counter,
+     in order too. ws->steal stays set, so that the run counts as a stealing one here. */
+  if (steal && lite_env.steal == LITE_STEAL_MONOTONIC &&
+      atomic_load_explicit(&site->counter, memory_order_relaxed))
+    return ws->guided ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_DYNAMIC;
+  return LITE_HANDOUT_OWN;
 }
 
 bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
@@ -313,6 +323,9 @@ void lite_site_loop_done(struct lite_ws *ws)
   uint64_t stolen = atomic_load_explicit(&ws->stolen, memory_order_relaxed);
   lite_sched_lock(&site_lock);
   site->steals += stolen;
+  if (ws->handout == LITE_HANDOUT_OWN && ws->steal &&
+      atomic_load_explicit(&ws->stuck, memory_order_relaxed))
+    atomic_store_explicit(&site->counter, true, memory_order_relaxed);
   if (ws->start_ns != 0 && site->count == ws->count && site->nthreads == ws->nthreads) {
     uint64_t last = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
     uint64_t run = last > ws->start_ns ? last - ws->start_ns : 0;

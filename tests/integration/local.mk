@@ -532,6 +532,26 @@ EXTRA_tests_integration_rpath_heap_churn_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 INTEG_BINARIES += tests/integration/heap_churn tests/integration/rpath/heap_churn
 INTEG_TESTS += tests/integration/heap_churn
 
+# loop_order: each thread's chunks of a plain dynamic/guided/runtime loop in increasing order,
+# as a program written the MEGAHIT way relies on (issue 46, sched/steal.c)
+tests_integration_loop_order_SOURCES = tests/integration/loop_order.c \
+	tests/integration/lite_check.h
+tests_integration_loop_order_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_loop_order_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_loop_order_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_loop_order_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_loop_order_SOURCES = tests/integration/loop_order.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_loop_order_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_loop_order_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_loop_order_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_loop_order_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_loop_order_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
+INTEG_BINARIES += tests/integration/loop_order tests/integration/rpath/loop_order
+INTEG_TESTS += tests/integration/loop_order
+
 # clang-built programs (LLVM's runtime ABI, kmpc/) through the routes users take, and a mixed
 # process (a clang-built program calling a gcc-built OpenMP library): tests/integration/
 # clang_routes.sh builds them with clang -fopenmp into tests/integration/clang/. Skips (exit 77)
