@@ -9,6 +9,8 @@
    ordered, master and masked, a lone taskwait; each in its own region of 4 threads, counted
    apart (phase), with the barriers of every kind counted as one kind, 1 (see on_sync). The tool counts only events that come the same way
    on every run: no task-schedule (who runs a task varies) and no wait events. */
+#include "lite_check.h"
+
 #include <omp-tools.h>
 #include <omp.h>
 #include <stdatomic.h>
@@ -20,9 +22,17 @@ static atomic_int parallel_n[MAXPHASE][2], implicit_n[MAXPHASE][2], work_n[MAXPH
     sync_n[MAXPHASE][MAXKIND][2], task_create_n[MAXPHASE], mutex_acquire_n[MAXPHASE][MAXKIND],
     mutex_acquired_n[MAXPHASE][MAXKIND], mutex_released_n[MAXPHASE][MAXKIND],
     lock_init_n[MAXPHASE][MAXKIND], lock_destroy_n[MAXPHASE][MAXKIND], masked_n[MAXPHASE][2];
-/* The program's part now running (set between regions, on the initial thread). */
+/* The program's part now running (set between regions, on the initial thread). An event
+   counts for the part its implicit task began in (a worker's end may come after the initial
+   thread moved on): the task's data keeps it, and the thread's for the events without one. */
 static atomic_int phase;
-#define P atomic_load_explicit(&phase, memory_order_relaxed)
+static __thread int thread_phase;
+#define P thread_phase
+static int task_phase(ompt_data_t *task)
+{
+  return task != NULL && task->value > 0 && task->value < MAXPHASE ? (int)task->value
+                                                                   : thread_phase;
+}
 
 static int ep(ompt_scope_endpoint_t e) { return e == ompt_scope_begin ? 0 : 1; }
 static int k(int kind) { return kind >= 0 && kind < MAXKIND ? kind : 0; }
@@ -41,32 +51,35 @@ static void on_parallel_end(ompt_data_t *a, ompt_data_t *b, int c, const void *d
 static void on_implicit_task(ompt_scope_endpoint_t e, ompt_data_t *a, ompt_data_t *b, unsigned c,
                              unsigned d, int flags)
 {
-  (void)a, (void)b, (void)c, (void)d;
-  if (flags & ompt_task_implicit) /* the initial task's are the runtimes' own business */
-    atomic_fetch_add(&implicit_n[P][ep(e)], 1);
+  (void)a, (void)c, (void)d;
+  if (!(flags & ompt_task_implicit)) /* the initial task's are the runtimes' own business */
+    return;
+  if (e == ompt_scope_begin)
+    b->value = (uint64_t)(thread_phase = atomic_load(&phase));
+  atomic_fetch_add(&implicit_n[task_phase(b)][ep(e)], 1);
 }
 static void on_work(ompt_work_t kind, ompt_scope_endpoint_t e, ompt_data_t *a, ompt_data_t *b,
                     uint64_t c, const void *d)
 {
-  (void)a, (void)b, (void)c, (void)d;
-  atomic_fetch_add(&work_n[P][k(kind)][ep(e)], 1);
+  (void)a, (void)c, (void)d;
+  atomic_fetch_add(&work_n[task_phase(b)][k(kind)][ep(e)], 1);
 }
 static void on_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t e, ompt_data_t *a,
                     ompt_data_t *b, const void *c)
 {
-  (void)a, (void)b, (void)c;
+  (void)a, (void)c;
   /* Barriers of every kind as one: LLVM 14 calls gcc's barriers "implicit" (2) or
      "implementation" (4), OpenMP 5.1 tells explicit (3), workshare (8) and parallel (9) apart. */
   int barrier = kind == ompt_sync_region_barrier || kind == 2 || kind == 3 || kind == 4 ||
                 kind == 8 || kind == 9;
-  atomic_fetch_add(&sync_n[P][barrier ? 1 : k(kind)][ep(e)], 1);
+  atomic_fetch_add(&sync_n[task_phase(b)][barrier ? 1 : k(kind)][ep(e)], 1);
 }
 static void on_task_create(ompt_data_t *a, const ompt_frame_t *b, ompt_data_t *c, int flags,
                            int d, const void *f)
 {
-  (void)a, (void)b, (void)c, (void)d, (void)f;
+  (void)b, (void)c, (void)d, (void)f;
   if (flags & ompt_task_explicit)
-    atomic_fetch_add(&task_create_n[P], 1);
+    atomic_fetch_add(&task_create_n[task_phase(a)], 1);
 }
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned a, unsigned b, ompt_wait_id_t c,
                              const void *d)
@@ -122,7 +135,8 @@ static int initialize(ompt_function_lookup_t lookup, int num, ompt_data_t *data)
 
 static const char *const phase_names[MAXPHASE] = {
     "start", "parallel", "for-dynamic", "single", "task", "lock", "barrier", "for-static",
-    "for-guided", "sections", "critical", "ordered", "master-masked", "taskwait-alone"};
+    "for-guided", "sections", "critical", "ordered", "master-masked", "taskwait-alone",
+    "single-copyprivate"};
 
 static void print2(int ph, const char *what, atomic_int n[2], int kind)
 {
@@ -169,6 +183,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runt
 
 int main(void)
 {
+  LITE_CHECK("ompt_counts"); /* LITE_CHECK=stock on LLVM's runtime */
   volatile long sum = 0;
   omp_lock_t lock;
 
@@ -191,6 +206,11 @@ int main(void)
     __atomic_fetch_add(&sum, 1, __ATOMIC_RELAXED);
 #pragma omp single nowait
     __atomic_fetch_add(&sum, 1, __ATOMIC_RELAXED);
+  }
+
+  atomic_store(&phase, 14);
+#pragma omp parallel
+  {
     int x = omp_get_thread_num();
 #pragma omp single copyprivate(x)
     x = 7;
