@@ -323,15 +323,21 @@ void lite_site_loop_done(struct lite_ws *ws)
   uint64_t stolen = atomic_load_explicit(&ws->stolen, memory_order_relaxed);
   lite_sched_lock(&site_lock);
   site->steals += stolen;
-  if (ws->handout == LITE_HANDOUT_OWN && ws->steal &&
-      atomic_load_explicit(&ws->stuck, memory_order_relaxed))
-    atomic_store_explicit(&site->counter, true, memory_order_relaxed);
   if (ws->start_ns != 0 && site->count == ws->count && site->nthreads == ws->nthreads) {
     uint64_t last = atomic_load_explicit(&ws->last_done_ns, memory_order_relaxed);
     uint64_t run = last > ws->start_ns ? last - ws->start_ns : 0;
     uint64_t busiest = atomic_load_explicit(&ws->max_busy_ns, memory_order_relaxed);
     uint64_t idlest = atomic_load_explicit(&ws->min_busy_ns, memory_order_relaxed);
     uint64_t spread = busiest > idlest ? busiest - idlest : 0;
+    /* Stealing in order left a member idle while chunks were left, and the run came out
+       imbalanced: the counter from now on. Stuck alone is no reason: in a balanced loop the
+       member with the last block often finishes first and finds only chunks below its own
+       (loopbench triad-dynamic went 13 -> 93 ms a loop, the counter's chunks of one iteration,
+       when any stuck run switched). */
+    if (ws->handout == LITE_HANDOUT_OWN && ws->steal &&
+        atomic_load_explicit(&ws->stuck, memory_order_relaxed) && spread > MIN_IMBALANCE_NS &&
+        spread * 4 > busiest)
+      atomic_store_explicit(&site->counter, true, memory_order_relaxed);
     if (ws->handout == LITE_HANDOUT_WHOLE) {
       site->whole = run < 2 * LITE_TINY_LOOP_NS;
       site->hold = site->whole ? confirmed_hold(site) : SAMPLE_EVERY;

@@ -40,8 +40,9 @@
    last. Split, whole and unstealing loops take only from the member's own block, in order.
    Stealing in order cannot balance every loop: a member whose chunks are past everything left
    waits at the end (on a loop whose items shrink, every member but the first). Such a thief
-   marks the loop stuck, and the call site's later stealing runs use the shared counter
-   instead (site.c): in order and balanced, without the blocks' affinity. */
+   marks the loop stuck; if the run was also imbalanced by the site's measure, the call site's
+   later stealing runs use the shared counter instead (site.c): in order and balanced, without
+   the blocks' affinity. */
 #include "sched_internal.h"
 #include "profile/profile.h"
 
