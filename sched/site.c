@@ -254,7 +254,9 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *draw
   if (whole)
     return LITE_HANDOUT_WHOLE;
   /* A stealing run of a site that stealing in order could not balance: the shared counter,
-     in order too. ws->steal stays set, so that the run counts as a stealing one here. */
+     in order too. ws->steal stays set, so that the run counts as a stealing one here, and so
+     that a dynamic loop takes several chunks at a time (iter.c, next_share). The switch holds
+     for the site's life in the table (a new trip count or team makes a new site). */
   if (steal && lite_env.steal == LITE_STEAL_MONOTONIC &&
       atomic_load_explicit(&site->counter, memory_order_relaxed))
     return ws->guided ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_DYNAMIC;
