@@ -626,8 +626,7 @@ OMPT_COUNTS_TESTS = tests/integration/ompt_counts
 check_SCRIPTS += $(OMPT_COUNTS_TESTS)
 TESTS += $(OMPT_COUNTS_TESTS)
 CLEANFILES += $(OMPT_COUNTS_TESTS)
-EXTRA_DIST += tests/integration/ompt_counts.sh tests/integration/ompt_counts.c \
-	tests/integration/ompt_counts.expected
+EXTRA_DIST += tests/integration/ompt_counts.sh tests/integration/ompt_counts.c
 
 $(OMPT_COUNTS_TESTS): Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/integration && \
