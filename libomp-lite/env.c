@@ -529,6 +529,22 @@ static void read_barrier(struct env_reader *r)
   warn_invalid("OMPLITE_BARRIER", v, "auto, flat or tree", "auto");
 }
 
+/* OMPLITE_STEAL: monotonic (the default), free or off, in any case. */
+static void read_steal(struct env_reader *r)
+{
+  static const char *const names[] = {"monotonic", "free", "off"};
+  r->env->steal = LITE_STEAL_MONOTONIC;
+  const char *v = r->get("OMPLITE_STEAL");
+  if (v == NULL)
+    return;
+  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcasecmp(v, names[i]) == 0) {
+      r->env->steal = (unsigned char)i;
+      return;
+    }
+  warn_invalid("OMPLITE_STEAL", v, "monotonic, free or off", "monotonic");
+}
+
 /* OMPLITE_PROFILE: 1 or true (the table on stderr at exit), 0 or false (off), or a file name.
    OMPLITE_TRACE: a file name for the timeline, or 0 / false. OMPLITE_TRACE_EVENTS: the trace's
    events per thread. An empty value is a mistake, not a file name: one warning, off. A file
@@ -824,6 +840,7 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus, bo
   env->heap_keep = true;
   read_switch(&r, "OMPLITE_HEAP_KEEP", &env->heap_keep);
   read_barrier(&r);
+  read_steal(&r);
   read_profile(&r);
   read_bool(&r, "OMP_DISPLAY_AFFINITY", &env->display_affinity);
   read_affinity_format(&r);
@@ -952,6 +969,8 @@ static void print_verbose(FILE *out, const struct lite_env *env)
   fprintf(out, "  GOMP_SPINCOUNT = '%llu'\n", env->spincount);
   fprintf(out, "  OMPLITE_SPIN_US = '%llu'\n", (unsigned long long)(env->spin_ns / 1000));
   fprintf(out, "  OMPLITE_YIELD_US = '%llu'\n", (unsigned long long)(env->yield_ns / 1000));
+  static const char *const steal_names[] = {"monotonic", "free", "off"};
+  fprintf(out, "  OMPLITE_STEAL = '%s'\n", steal_names[env->steal]);
   /* The profile's settings as read: off '0', the table on stderr '1', or its file. */
   fprintf(out, "  OMPLITE_PROFILE = '%s'\n",
           lite_prof_path != NULL                  ? lite_prof_path

@@ -79,6 +79,7 @@ struct lite_env {
      loop read already (lite_env is aligned to the line). */
   unsigned char profile;
   unsigned char barrier;        /* OMPLITE_BARRIER: enum lite_barrier_mode */
+  unsigned char steal;          /* OMPLITE_STEAL: enum lite_steal_mode */
   /* A tool is attached (ompt/ompt.h says the values): every OMPT hook reads it, on this line
      too. Decided once, before the first thread-begin; cleared when the tool is finalized. */
   unsigned char ompt;
@@ -88,6 +89,13 @@ extern struct lite_env lite_env;
 /* OMPLITE_BARRIER: the tree barrier where it pays (barrier_tree.c), never, or for every team of
    three or more (tests). */
 enum lite_barrier_mode { LITE_BARRIER_AUTO, LITE_BARRIER_FLAT, LITE_BARRIER_TREE };
+
+/* OMPLITE_STEAL: how nonmonotonic dynamic/guided loops are handed out (sched/steal.c).
+   MONOTONIC: own blocks and stealing, but each thread's chunks in increasing order (the
+   default: programs such as MEGAHIT rely on it, since libgomp and LLVM give it); FREE: own
+   blocks and stealing in any order (before issue 46); OFF: no own blocks and no stealing, one
+   shared counter as for monotonic schedules (libgomp's hand-out). */
+enum lite_steal_mode { LITE_STEAL_MONOTONIC, LITE_STEAL_FREE, LITE_STEAL_OFF };
 
 /* Reads the environment into lite_env; run once from the library constructor. */
 void lite_env_init(void);
@@ -431,6 +439,8 @@ struct lite_range {
   uint64_t next_chunk;   /* CYCLIC: the member's next chunk number */
   uint8_t final_chunk;   /* OWN with stealing: what its member did with the loop's final chunk
                             (sched/steal.c) */
+  uint64_t taken_end;    /* OWN with stealing: one past the last chunk its member took in this
+                            loop; in order (OMPLITE_STEAL=monotonic) it steals none below */
 } LITE_ALIGNED;
 
 /* One team member's arrival word, on its own cache line: the leader gathers them at a join or
@@ -731,6 +741,8 @@ struct lite_ws {
   bool ordered;                         /* chunks take turns in GOMP_ordered_start */
   bool guided;                          /* OWN: take shrinking chunks */
   bool steal;                           /* OWN: steal when the own block runs out */
+  bool in_order;                        /* OWN stealing: each member's chunks in increasing
+                                           order (OMPLITE_STEAL=monotonic, sched/steal.c) */
   bool add_ok;                          /* DYNAMIC: the counter cannot overflow, so a plain
                                            fetch-and-add hands out chunks */
   bool fast_add;                        /* DYNAMIC, add_ok and not ordered: the entry points
@@ -754,6 +766,8 @@ struct lite_ws {
   _Atomic uint64_t stolen;              /* chunks taken from other members */
   _Atomic unsigned ranges_left;         /* stealing loops: ranges that may still hold chunks
                                            a thief can take (sched/steal.c) */
+  _Atomic bool stuck;                   /* in order: a thief gave up while chunks were left
+                                           below its last one (sched/steal.c, site.c) */
   _Atomic unsigned finished;            /* members done, when the run is measured */
 
   _Atomic uint64_t next LITE_ALIGNED;   /* DYNAMIC, GUIDED, WHOLE: first index not handed out */

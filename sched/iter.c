@@ -104,18 +104,20 @@ void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request 
                              const struct lite_loop_look *look)
 {
   uint64_t chunk = req->chunk == 0 ? 1 : req->chunk;
+  /* OMPLITE_STEAL=off: nonmonotonic loops as monotonic ones, from the shared counter. */
+  bool monotonic = req->monotonic || lite_env.steal == LITE_STEAL_OFF;
   enum lite_handout handout;
   switch (req->kind) {
   case LITE_SCHED_STATIC:
     handout = req->chunk == 0 ? LITE_HANDOUT_STATIC : LITE_HANDOUT_CYCLIC;
     break;
   case LITE_SCHED_GUIDED:
-    handout = req->monotonic ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_OWN;
+    handout = monotonic ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_OWN;
     break;
   case LITE_SCHED_DYNAMIC:
   case LITE_SCHED_AUTO:
   default:
-    handout = req->monotonic ? LITE_HANDOUT_DYNAMIC : LITE_HANDOUT_OWN;
+    handout = monotonic ? LITE_HANDOUT_DYNAMIC : LITE_HANDOUT_OWN;
     break;
   }
   if (ws->nthreads == 1 && handout == LITE_HANDOUT_OWN)
@@ -153,9 +155,14 @@ void lite_sched_setup_looked(struct lite_ws *ws, const struct lite_loop_request 
   if (handout == LITE_HANDOUT_STATIC || handout == LITE_HANDOUT_CYCLIC ||
       handout == LITE_HANDOUT_OWN)
     reserve_ranges(ws);
-  if (handout == LITE_HANDOUT_OWN && ws->steal)
+  if (handout == LITE_HANDOUT_OWN && ws->steal) {
+    LITE_SET_IF_CHANGED(ws->in_order, lite_env.steal == LITE_STEAL_MONOTONIC);
     lite_steal_setup(ws);
-  LITE_SET_IF_CHANGED(ws->fast_add, handout == LITE_HANDOUT_DYNAMIC && add_ok && !req->ordered);
+  }
+  /* Not for a site's fallback from stealing in order (lite_site_plan: DYNAMIC with steal),
+     which takes several chunks at a time (next_share). */
+  LITE_SET_IF_CHANGED(ws->fast_add, handout == LITE_HANDOUT_DYNAMIC && add_ok && !req->ordered &&
+                                        !ws->steal);
 }
 
 /* A split loop takes no setup from the first member: each member runs its own block of
@@ -180,7 +187,7 @@ void lite_sched_look(struct lite_thread *thr, const struct lite_loop_request *re
   look->mark = 0;
   look->drawn = look->measure = false;
   if (req->monotonic || req->ordered || req->from_icv || req->kind == LITE_SCHED_STATIC ||
-      team == NULL || team->pool == NULL || team->nthreads < 2 || lite_env.cancellation)
+      lite_env.steal == LITE_STEAL_OFF || team == NULL || team->pool == NULL || team->nthreads < 2 || lite_env.cancellation)
     return;
   look->drawn = true;
   bool whole;
@@ -297,6 +304,30 @@ static bool next_guided(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
   return true;
 }
 
+/* The fallback of a nonmonotonic dynamic loop that stealing in order could not balance
+   (site.c, steal.c): the shared counter, in whole chunks, an eighth of a member's share of what
+   is left at a time (never less than one chunk). A member's takes still come in increasing
+   order, and a loop of one-iteration chunks costs no atomic operation per iteration: loopbench
+   triad-dynamic (2M iterations of one) took 80 ms a loop so on a loaded machine, where a noisy
+   run had switched the site, against 5 ms on own blocks. */
+static bool next_share(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
+{
+  uint64_t start = atomic_load_explicit(&ws->next, memory_order_relaxed);
+  uint64_t size;
+  do {
+    if (start >= ws->count)
+      return false;
+    uint64_t left = ws->count - start;
+    uint64_t chunks = left / ws->chunk / (8 * (uint64_t)ws->nthreads);
+    size = (chunks > 1 ? chunks : 1) * ws->chunk;
+    if (size > left)
+      size = left;
+  } while (!atomic_compare_exchange_weak(&ws->next, &start, start + size));
+  *lo = start;
+  *hi = start + size;
+  return true;
+}
+
 static bool next_whole(struct lite_ws *ws, uint64_t *lo, uint64_t *hi)
 {
   uint64_t none = 0;
@@ -368,8 +399,8 @@ bool lite_sched_next(struct lite_thread *thr, struct lite_ws *ws, uint64_t *lo, 
   case LITE_HANDOUT_CYCLIC:
     got = next_cyclic(ws, id, lo, hi);
     break;
-  case LITE_HANDOUT_DYNAMIC:
-    got = next_dynamic(ws, lo, hi);
+  case LITE_HANDOUT_DYNAMIC: /* with steal: a site's fallback from stealing in order */
+    got = ws->steal ? next_share(ws, lo, hi) : next_dynamic(ws, lo, hi);
     break;
   case LITE_HANDOUT_GUIDED:
     got = next_guided(ws, lo, hi);

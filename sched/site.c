@@ -61,6 +61,8 @@ struct lite_site {
   unsigned hold;      /* one measured run in hold, at random; 0: the next run */
   bool steal;
   bool whole;         /* tiny: one member takes every iteration */
+  _Atomic bool counter; /* in order, a stealing run got stuck (steal.c): steal no more in order,
+                           hand out from the shared counter; read without the lock */
   unsigned imbalanced_probes; /* imbalanced runs without stealing, in a row */
   uint64_t stamp;     /* site_clock at its last use under the lock: the least recent gives way */
   /* For OMPLITE_LOOP_STATS. */
@@ -219,6 +221,7 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *draw
       site->whole = false;
       site->hold = 0;
       site->imbalanced_probes = 0;
+      atomic_store_explicit(&site->counter, false, memory_order_relaxed);
       site->runs = site->steal_runs = site->steals = site->whole_runs = site->split_runs = 0;
       publish(site);
       measure = true;
@@ -248,7 +251,16 @@ enum lite_handout lite_site_plan(struct lite_ws *ws, void *key, const bool *draw
     atomic_store_explicit(&ws->stolen, 0, memory_order_relaxed);
     atomic_store_explicit(&ws->finished, 0, memory_order_relaxed);
   }
-  return whole ? LITE_HANDOUT_WHOLE : LITE_HANDOUT_OWN;
+  if (whole)
+    return LITE_HANDOUT_WHOLE;
+  /* A stealing run of a site that stealing in order could not balance: the shared counter,
+     in order too. ws->steal stays set, so that the run counts as a stealing one here, and so
+     that a dynamic loop takes several chunks at a time (iter.c, next_share). The switch holds
+     for the site's life in the table (a new trip count or team makes a new site). */
+  if (steal && lite_env.steal == LITE_STEAL_MONOTONIC &&
+      atomic_load_explicit(&site->counter, memory_order_relaxed))
+    return ws->guided ? LITE_HANDOUT_GUIDED : LITE_HANDOUT_DYNAMIC;
+  return LITE_HANDOUT_OWN;
 }
 
 bool lite_site_is_tiny(void *key, unsigned nthreads, uint64_t count)
@@ -319,6 +331,15 @@ void lite_site_loop_done(struct lite_ws *ws)
     uint64_t busiest = atomic_load_explicit(&ws->max_busy_ns, memory_order_relaxed);
     uint64_t idlest = atomic_load_explicit(&ws->min_busy_ns, memory_order_relaxed);
     uint64_t spread = busiest > idlest ? busiest - idlest : 0;
+    /* Stealing in order left a member idle while chunks were left, and the run came out
+       imbalanced: the counter from now on. Stuck alone is no reason: in a balanced loop the
+       member with the last block often finishes first and finds only chunks below its own
+       (loopbench triad-dynamic went 13 -> 93 ms a loop, the counter's chunks of one iteration,
+       when any stuck run switched). */
+    if (ws->handout == LITE_HANDOUT_OWN && ws->steal &&
+        atomic_load_explicit(&ws->stuck, memory_order_relaxed) && spread > MIN_IMBALANCE_NS &&
+        spread * 4 > busiest)
+      atomic_store_explicit(&site->counter, true, memory_order_relaxed);
     if (ws->handout == LITE_HANDOUT_WHOLE) {
       site->whole = run < 2 * LITE_TINY_LOOP_NS;
       site->hold = site->whole ? confirmed_hold(site) : SAMPLE_EVERY;

@@ -23,7 +23,26 @@
    hold chunks a thief can take; a thief looks only while it is above zero. It never counts
    fewer than there are: a range is counted off after it is emptied, and a thief that leaves
    its victim some chunks counts its own range in before it takes them. So it reaches zero only
-   when no range holds any, and never leaves zero; the hand-out then costs one look at it. */
+   when no range holds any, and never leaves zero; the hand-out then costs one look at it.
+
+   In order (OMPLITE_STEAL=monotonic, the default): each member runs its chunks in increasing
+   order, as libgomp's and LLVM's shared counters give and as OpenMP's monotonic modifier
+   promises, though gcc and clang emit the nonmonotonic entry points for a plain
+   schedule(dynamic): MEGAHIT 1.2.9 sizes each thread's scratch by the first (largest) bucket it
+   gets and aborted 3 runs in 6 at 2 threads when a thief took a bigger bucket later. The
+   argument: a member's range, [lo, hi), only ever loses chunks at its back (thieves lower hi)
+   and gives them at its front (take_front raises lo), so the chunks a member takes from one
+   range come in increasing order, and taken_end, one past the last of them, never falls. A
+   thief takes from a victim only chunks at or above its own taken_end: the back half when its
+   cut lies there, else just the part above taken_end (the victim keeps the rest, in front of
+   what the thief took). So the first chunk of a new range is above every chunk its member ran
+   before. The loop's final chunk, set aside below, is the highest of all and its holder runs it
+   last. Split, whole and unstealing loops take only from the member's own block, in order.
+   Stealing in order cannot balance every loop: a member whose chunks are past everything left
+   waits at the end (on a loop whose items shrink, every member but the first). Such a thief
+   marks the loop stuck; if the run was also imbalanced by the site's measure, the call site's
+   later stealing runs use the shared counter instead (site.c): in order and balanced, without
+   the blocks' affinity. */
 #include "sched_internal.h"
 #include "profile/profile.h"
 
@@ -63,6 +82,7 @@ static void range_prepare(struct lite_ws *ws, struct lite_range *range, unsigned
     set_lo(range, lo);
     set_hi(range, hi);
     range->final_chunk = FINAL_NOT_HELD;
+    range->taken_end = 0;
     __atomic_store_n(&range->tag, ticket, __ATOMIC_RELAXED);
   }
 }
@@ -109,6 +129,8 @@ void lite_steal_setup(struct lite_ws *ws)
   /* Members numbered nchunks or more have empty blocks (lite_static_block). */
   unsigned ranges = nchunks < ws->nthreads ? (unsigned)nchunks : ws->nthreads;
   atomic_store_explicit(&ws->ranges_left, ranges, memory_order_relaxed);
+  if (atomic_load_explicit(&ws->stuck, memory_order_relaxed))
+    atomic_store_explicit(&ws->stuck, false, memory_order_relaxed);
 }
 
 static void range_emptied(struct lite_ws *ws)
@@ -135,10 +157,12 @@ static bool take_front(struct lite_ws *ws, struct lite_range *range, uint64_t *l
   uint64_t size = share > 1 ? share : 1;
   chunk_iterations(ws, range->lo, range->lo + size, lo, hi);
   set_lo(range, range->lo + size);
+  range->taken_end = range->lo;
   return true;
 }
 
-/* Moves the back half of a victim's remaining chunks into the thief's range. */
+/* Moves the back half of a victim's remaining chunks (in order: of those above the thief's last
+   chunk) into the thief's range. */
 static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *mine)
 {
   struct lite_range *range = lite_ws_range(ws, victim);
@@ -151,6 +175,16 @@ static bool steal_from(struct lite_ws *ws, unsigned victim, struct lite_range *m
   }
   uint64_t take = left / 2 + (left & 1);
   uint64_t hi = range->hi;
+  /* In order: nothing below the thief's last chunk. Only the thief writes its taken_end. */
+  if (ws->in_order && hi - take < mine->taken_end) {
+    if (hi <= mine->taken_end) {
+      lite_sched_unlock(&range->lock);
+      if (!atomic_load_explicit(&ws->stuck, memory_order_relaxed))
+        atomic_store_explicit(&ws->stuck, true, memory_order_relaxed);
+      return false;
+    }
+    take = hi - mine->taken_end;
+  }
   set_hi(range, hi - take);
   if (take < left) /* two ranges hold chunks now; all of them moved: still one */
     atomic_fetch_add_explicit(&ws->ranges_left, 1, memory_order_relaxed);

@@ -21,8 +21,8 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads exit_user_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores seccomp_affinity"
-ALL_TESTS="$ALL_TESTS task_locks"
+ALL_TESTS="$ALL_TESTS heap_churn loop_order profile profile_edges profile_files many_cores"
+ALL_TESTS="$ALL_TESTS seccomp_affinity task_locks"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -756,6 +756,18 @@ EOF
 # thresholds keep the memory, at 2 and 4 threads; the opt-out, the user's own settings through
 # glibc's variables and a mallopt of the program's own leave glibc trimming. On stock libgomp,
 # glibc's own thresholds: the memory comes and goes (the churn of issue 25).
+# tests/integration/loop_order.c: a thread's chunks of a plain dynamic, guided or runtime loop
+# in increasing order (issue 46), at 2, 4 and 16 threads, and with OMPLITE_STEAL=off (the shared
+# counter). OMPLITE_STEAL=free gives no such order (it fails there, by design).
+t_loop_order() {
+    case_ok OMP_NUM_THREADS=2 loop_order 4
+    case_ok OMP_NUM_THREADS=4 loop_order 3
+    case_ok OMP_NUM_THREADS=16 loop_order 2
+    if lite_route; then
+        case_ok OMPLITE_STEAL=off OMP_NUM_THREADS=3 loop_order 2
+    fi
+}
+
 t_heap_churn() {
     # ThreadSanitizer's runtime brings its own allocator: glibc's thresholds govern nothing there
     # (libomp-lite does not set them under it); the loops' results are still checked.

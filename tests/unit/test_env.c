@@ -121,6 +121,7 @@ static void assert_defaults(const struct lite_env *env, unsigned ncpus)
   ck_assert_int_eq(env->display_env, 0);
   ck_assert(!env->loop_stats);
   ck_assert(env->tiny_loops);
+  ck_assert_int_eq(env->steal, LITE_STEAL_MONOTONIC);
   ck_assert(env->load_watch);
 }
 
@@ -418,6 +419,7 @@ START_TEST(test_env_bad_values)
     { "OMP_NUM_TEAMS", "0" },          { "OMP_TEAMS_THREAD_LIMIT", "-4" },
     { "OMP_DISPLAY_ENV", "bogus" },    { "OMPLITE_LOAD_WATCH", "maybe" },
     { "OMPLITE_TINY_LOOPS", "2" },     { "OMPLITE_LOOP_STATS", "yes please" },
+    { "OMPLITE_STEAL", "never" },      { "OMPLITE_STEAL", "monotonic:" },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     struct lite_env env;
@@ -780,6 +782,7 @@ START_TEST(test_display_defaults)
                          "  GOMP_SPINCOUNT = '300000'\n"
                          "  OMPLITE_SPIN_US = '300'\n"
                          "  OMPLITE_YIELD_US = '100'\n"
+                         "  OMPLITE_STEAL = 'monotonic'\n"
                          "  OMPLITE_PROFILE = '0'\n"
                          "  OMPLITE_TRACE = '0'\n"
                          "  OMPLITE_TRACE_EVENTS = '65536'\n" DISPLAY_TAIL);
@@ -797,7 +800,7 @@ START_TEST(test_display_values)
                  "OMP_TEAMS_THREAD_LIMIT", "8", "OMP_CANCELLATION", "true", "OMP_DEFAULT_DEVICE",
                  "3", "OMP_MAX_TASK_PRIORITY", "5", "OMP_DISPLAY_AFFINITY", "true",
                  "OMP_AFFINITY_FORMAT", "x %n", "OMPLITE_YIELD_US", "7", "OMPLITE_PROFILE", "1",
-                 "OMPLITE_TRACE", "t.json", "OMPLITE_TRACE_EVENTS", "100", NULL));
+                 "OMPLITE_TRACE", "t.json", "OMPLITE_TRACE_EVENTS", "100", "OMPLITE_STEAL", "OFF", NULL));
   char *text = print_env(&env, true);
   ck_assert_str_eq(text, DISPLAY_HEAD
                    "  OMP_DYNAMIC = 'TRUE'\n"
@@ -824,6 +827,7 @@ START_TEST(test_display_values)
                    "  GOMP_SPINCOUNT = '30000000000'\n"
                    "  OMPLITE_SPIN_US = '50000'\n"
                    "  OMPLITE_YIELD_US = '7'\n"
+                   "  OMPLITE_STEAL = 'off'\n"
                    "  OMPLITE_PROFILE = '1'\n"
                    "  OMPLITE_TRACE = 't.json'\n"
                    "  OMPLITE_TRACE_EVENTS = '100'\n" DISPLAY_TAIL);
