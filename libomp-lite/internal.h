@@ -73,6 +73,7 @@ struct lite_env {
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
   bool load_watch;              /* OMPLITE_LOAD_WATCH: look for load by other processes */
+  bool wake_ahead;              /* OMPLITE_WAKE_AHEAD: wake parked members before a predicted fork */
   bool heap_keep;               /* OMPLITE_HEAP_KEEP: set glibc's malloc thresholds (heap.c) */
   /* OMPLITE_PROFILE / OMPLITE_TRACE (profile/profile.h's LITE_PROF_* bits; 0: off). Every hook
      reads it: it shares its line with display_affinity and tiny_loops, which each region and
@@ -480,6 +481,36 @@ struct lite_tiny_site {
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
+/* A pool's serial gaps, join to next fork (gap.c). The leader writes all but late_ns at its
+   join and fork; the members read predict_ns when a region ends and write late_ns. */
+struct lite_gap {
+  _Atomic uint64_t predict_ns; /* the next gap, for the members to sleep through (0: none) */
+  _Atomic uint64_t late_ns;    /* how late the members' timed wake-ups come (average; 0: none yet) */
+  uint64_t join_ns;            /* leader: when the last join ended (0: none yet) */
+  uint64_t mean_ns;            /* leader: average gap */
+  uint64_t dev_ns;             /* leader: average absolute deviation of the gap */
+  uint32_t samples;            /* leader: gaps seen */
+  uint32_t late_forks;         /* leader: forks in a row that came after the members' window */
+};
+/* The leader's join ended at now. */
+void lite_gap_join(struct lite_gap *g, uint64_t now);
+/* The leader forks at now: learns the gap and publishes the prediction (returned; 0: none) for
+   gaps regular and longer than spin_ns, if allowed. */
+uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed);
+/* Withdraws the prediction just published (the machine is loaded). */
+void lite_gap_fork_cancel(struct lite_gap *g);
+/* How long before the predicted fork a member sets its timer, and how long it then spins. */
+uint64_t lite_gap_lead_ns(const struct lite_gap *g);
+uint64_t lite_gap_window_ns(const struct lite_gap *g, uint64_t spin_ns);
+/* A member's timed wake-up came late ns after its deadline. */
+void lite_gap_woke_late(struct lite_gap *g, uint64_t late);
+/* Whether the user's settings and the machine let members wake ahead: not with
+   OMPLITE_WAKE_AHEAD=false, a passive or active wait policy, no spin, more live threads than
+   CPUs, or under load (loaded: lite_wake_ahead_loaded). */
+bool lite_gap_allowed(const struct lite_env *env, int live_threads, bool loaded);
+/* Whether other processes compete for our CPUs now, as far as the load watch knows (wait.c). */
+bool lite_wake_ahead_loaded(uint64_t now);
+
 struct lite_pool {
   /* Dispatch line: the region descriptor, written by the leader once per region, read by every
      spinning worker with one cache-line transfer. gen is also the futex the idle workers park on. */
@@ -538,6 +569,9 @@ struct lite_pool {
      it at the join. Written once per such loop until it is listed. */
   void *_Atomic tiny_key LITE_ALIGNED;
   _Atomic uint64_t tiny_count;
+
+  /* Serial gaps (gap.c): the prediction the members read as a region ends. */
+  struct lite_gap gap LITE_ALIGNED;
 
   /* Leader-only bookkeeping, on lines the workers never read. */
   bool busy LITE_ALIGNED;     /* a region is running (shutdown must not touch it) */

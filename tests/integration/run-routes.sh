@@ -21,7 +21,7 @@ ALL_TESTS="parallel_basics nested barrier single copyprivate critical atomic loc
 threadprivate flush_handoff root_threads fork oversub wait_policy cxx fortran env_display
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
-ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores"
+ALL_TESTS="$ALL_TESTS heap_churn profile profile_edges profile_files many_cores wake_ahead"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -357,6 +357,15 @@ t_wait_policy() {
             case_ok OMP_WAIT_POLICY=$p OMP_NUM_THREADS=$n barrier
         done
     done
+}
+
+# Wake ahead (issue 48): on by default, off by its switch, passive (never), and 4 threads (on 2
+# CPUs: never). Each case checks every step and that the workers sleep through a long serial phase.
+t_wake_ahead() {
+    case_ok OMP_NUM_THREADS=2 wake_ahead
+    case_ok OMP_NUM_THREADS=2 OMPLITE_WAKE_AHEAD=false wake_ahead
+    case_ok OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive wake_ahead
+    case_ok OMP_NUM_THREADS=4 wake_ahead
 }
 
 t_cxx() {
