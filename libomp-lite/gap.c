@@ -8,7 +8,10 @@
    nothing when the gap is known to be longer. Woken by its own timer ahead of the fork, a
    member spins only a short window and is awake when the fork comes.
 
-   The estimate, updated once per fork by the leader (lite_gap_fork): an exponential average of
+   The estimate, updated by the leader at a fork that follows a gap longer than the members'
+   spin (lite_gap_fork; a shorter gap only resets it, lite_gap_short, with no clock read, so that
+   back-to-back regions pay nothing: the gap's start is the time member 1 left the region,
+   which it stores as it parks): an exponential average of
    the gap and of its absolute deviation (weight 1/8: a change of rhythm is followed within a
    dozen regions). The gaps are regular when the deviation is at most an eighth of the mean
    (the issue's random 0.5-5 ms gaps deviate by ~40 %); the prediction is made only then, after
@@ -33,7 +36,18 @@
 #define GAP_LATE_START_NS 40000
 #define GAP_WINDOW_MIN_NS 50000
 
-void lite_gap_join(struct lite_gap *g, uint64_t now) { g->join_ns = now; }
+void lite_gap_join(struct lite_gap *g, uint64_t now)
+{
+  atomic_store_explicit(&g->join_ns, now, memory_order_relaxed);
+}
+
+void lite_gap_short(struct lite_gap *g)
+{
+  g->samples = 0;
+  g->late_forks = 0;
+  if (atomic_load_explicit(&g->predict_ns, memory_order_relaxed) != 0)
+    atomic_store_explicit(&g->predict_ns, 0, memory_order_relaxed);
+}
 
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
@@ -52,8 +66,10 @@ uint64_t lite_gap_window_ns(const struct lite_gap *g, uint64_t spin_ns)
 uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed)
 {
   uint64_t predict = 0;
-  if (g->join_ns != 0 && now > g->join_ns) {
-    uint64_t gap = now - g->join_ns;
+  /* Taken once: a stale time (member 1 did not park after the last region) reads as none. */
+  uint64_t join = atomic_exchange_explicit(&g->join_ns, 0, memory_order_relaxed);
+  if (join != 0 && now > join) {
+    uint64_t gap = now - join;
     if (g->samples == 0) {
       g->mean_ns = gap;
       g->dev_ns = gap / 2; /* unknown yet: irregular until shown otherwise */

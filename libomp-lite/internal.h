@@ -481,19 +481,23 @@ struct lite_tiny_site {
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
-/* A pool's serial gaps, join to next fork (gap.c). The leader writes all but late_ns at its
-   join and fork; the members read predict_ns when a region ends and write late_ns. */
+/* A pool's serial gaps, join to next fork (gap.c). The leader writes predict_ns and the
+   averages at a fork; member 1 writes join_ns when it parks after a region (team.c), the
+   members read predict_ns when a region ends and write late_ns. */
 struct lite_gap {
   _Atomic uint64_t predict_ns; /* the next gap, for the members to sleep through (0: none) */
   _Atomic uint64_t late_ns;    /* how late the members' timed wake-ups come (average; 0: none yet) */
-  uint64_t join_ns;            /* leader: when the last join ended (0: none yet) */
+  _Atomic uint64_t join_ns;    /* when member 1 left the last region, if it parked (0: unknown) */
   uint64_t mean_ns;            /* leader: average gap */
   uint64_t dev_ns;             /* leader: average absolute deviation of the gap */
   uint32_t samples;            /* leader: gaps seen */
   uint32_t late_forks;         /* leader: forks in a row that came after the members' window */
 };
-/* The leader's join ended at now. */
+/* Member 1 left the last region at now, and parks: the gap is longer than its spin. */
 void lite_gap_join(struct lite_gap *g, uint64_t now);
+/* The leader forks with no member parked and no prediction out: the gap was shorter than the
+   spin budget (learned without reading the clock, so back-to-back regions pay nothing). */
+void lite_gap_short(struct lite_gap *g);
 /* The leader forks at now: learns the gap and publishes the prediction (returned; 0: none) for
    gaps regular and longer than spin_ns, if allowed. */
 uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed);

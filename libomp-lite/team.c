@@ -262,9 +262,12 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
   uint64_t wake_at = 0, window = 0;
   uint64_t predict = atomic_load_explicit(&pool->gap.predict_ns, memory_order_relaxed);
   bool park_now = false;
+  uint64_t left_ns = 0; /* when this member left the region, if it read the clock then */
+  bool told_gap = false;
   if (predict != 0) {
     uint64_t lead = lite_gap_lead_ns(&pool->gap);
-    wake_at = lite_now_ns() + predict - lead;
+    left_ns = lite_now_ns();
+    wake_at = left_ns + predict - lead;
     window = lite_gap_window_ns(&pool->gap, lite_env.spin_ns);
     park_now = true;
   }
@@ -297,6 +300,12 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
     lite_tq_free_returns(q, id);
     /* On call_word, which a ready task and the next region change before they wake us
        (lite_barrier_poke): pool->gen does not change for a task. */
+    /* The gap's start for the leader's estimate (gap.c), once: the time this wait began. */
+    if (id == 1 && lite_env.wake_ahead && !told_gap) {
+      uint64_t left = left_ns != 0 ? left_ns : w.start_ns != 0 ? w.start_ns : lite_now_ns();
+      lite_gap_join(&pool->gap, left);
+      told_gap = true;
+    }
     uint32_t bell = atomic_load(&pool->call_word);
     bool timed_out = false;
     lite_park_begin(&pool->gen_sleepers);
@@ -747,12 +756,18 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
    spin budget, so its few us count for under 2 % of them. */
 static void gap_fork(struct lite_pool *pool, unsigned n)
 {
+  struct lite_gap *g = &pool->gap;
+  if (atomic_load_explicit(&g->predict_ns, memory_order_relaxed) == 0 &&
+      atomic_load_explicit(&pool->gen_sleepers, memory_order_relaxed) == 0) {
+    if (g->samples != 0)
+      lite_gap_short(g);
+    return;
+  }
   uint64_t now = lite_now_ns();
   bool allowed = lite_gap_allowed(&lite_env, atomic_load(&lite_threads_live), false) &&
                  n <= lite_env.ncpus;
-  if (lite_gap_fork(&pool->gap, now, lite_env.spin_ns, allowed) != 0 &&
-      lite_wake_ahead_loaded(now))
-    lite_gap_fork_cancel(&pool->gap);
+  if (lite_gap_fork(g, now, lite_env.spin_ns, allowed) != 0 && lite_wake_ahead_loaded(now))
+    lite_gap_fork_cancel(g);
 }
 
 struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
@@ -767,7 +782,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     return NULL;
   unsigned wanted = n;
   n = pool_grow(pool, n);
-  if (lite_unlikely(pool->gap.join_ns != 0)) /* not for the first region, nor with the switch off */
+  if (lite_env.wake_ahead)
     gap_fork(pool, n);
   if (limited && n < wanted)
     atomic_fetch_sub(&threads_in_teams, wanted - (n < 2 ? 1 : n));
@@ -875,8 +890,6 @@ void lite_team_join(struct lite_thread *thr)
     for (unsigned k = 0; k < LITE_WS_RING; k++)
       atomic_store_explicit(&pool->ring[k].left, 0, memory_order_relaxed);
   pool->busy = false;
-  if (lite_env.wake_ahead)
-    lite_gap_join(&pool->gap, lite_now_ns());
   if (lite_unlikely(thr->icv.thread_limit != UINT32_MAX))
     atomic_fetch_sub(&threads_in_teams, team->nthreads - 1);
   leave_team(thr, team);

@@ -98,6 +98,25 @@ START_TEST(test_late_forks_stop_then_regular_again)
 }
 END_TEST
 
+/* A fork with no member parked (a gap shorter than the spin) starts the learning over. */
+START_TEST(test_short_gap_resets)
+{
+  struct lite_gap g;
+  memset(&g, 0, sizeof g);
+  uint64_t t = 1000 * MS;
+  ck_assert_uint_ne(feed(&g, &t, 20, regular_10ms, true), 0);
+  lite_gap_short(&g);
+  ck_assert_uint_eq(atomic_load(&g.predict_ns), 0);
+  ck_assert_uint_eq(feed(&g, &t, 2, regular_10ms, true), 0);
+  ck_assert_uint_ne(feed(&g, &t, 20, regular_10ms, true), 0);
+  /* a fork without a gap's start (member 1 did not park) learns nothing */
+  unsigned samples = g.samples;
+  t += 10 * MS;
+  lite_gap_fork(&g, t, SPIN, true);
+  ck_assert_uint_eq(g.samples, samples);
+}
+END_TEST
+
 START_TEST(test_not_allowed_never_predicts)
 {
   struct lite_gap g;
@@ -163,6 +182,7 @@ int main(void)
   tcase_add_test(tc, test_short_gaps_left_to_the_spin);
   tcase_add_test(tc, test_irregular_gaps_not_predicted);
   tcase_add_test(tc, test_late_forks_stop_then_regular_again);
+  tcase_add_test(tc, test_short_gap_resets);
   tcase_add_test(tc, test_not_allowed_never_predicts);
   tcase_add_test(tc, test_allowed);
   tcase_add_test(tc, test_env_switch);
