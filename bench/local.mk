@@ -10,7 +10,14 @@ bench_c_flags = $(AM_CFLAGS) -O2 -fopenmp
 bench_ld_flags = -fopenmp
 
 noinst_PROGRAMS += bench/syncbench bench/loopbench bench/taskbench bench/stencil bench/floor \
-	bench/reuse
+	bench/reuse bench/gapbench
+
+# gapbench: parallel steps of ~50 us between serial phases of 0.05-30 ms (issue 48's wake ahead);
+# bench/run-gapbench runs it under the three runtimes interleaved
+bench_gapbench_SOURCES = bench/gapbench.c
+bench_gapbench_CPPFLAGS = $(bench_cpp_flags)
+bench_gapbench_CFLAGS = $(bench_c_flags)
+bench_gapbench_LDFLAGS = $(bench_ld_flags)
 
 bench_syncbench_SOURCES = bench/syncbench.c bench/benchutil.c bench/benchutil.h
 bench_syncbench_CPPFLAGS = $(bench_cpp_flags)

@@ -839,6 +839,8 @@ void lite_env_parse(struct lite_env *env, lite_getenv_fn get, unsigned ncpus, bo
   read_switch(&r, "OMPLITE_LOAD_WATCH", &env->load_watch);
   env->heap_keep = true;
   read_switch(&r, "OMPLITE_HEAP_KEEP", &env->heap_keep);
+  env->wake_ahead = true;
+  read_switch(&r, "OMPLITE_WAKE_AHEAD", &env->wake_ahead);
   read_barrier(&r);
   read_steal(&r);
   read_profile(&r);

@@ -73,6 +73,7 @@ struct lite_env {
   bool loop_stats;              /* OMPLITE_LOOP_STATS: print per-call-site loop statistics */
   bool tiny_loops;              /* OMPLITE_TINY_LOOPS: run tiny nonmonotonic loops unshared */
   bool load_watch;              /* OMPLITE_LOAD_WATCH: look for load by other processes */
+  bool wake_ahead;              /* OMPLITE_WAKE_AHEAD: wake parked members before a predicted fork */
   bool heap_keep;               /* OMPLITE_HEAP_KEEP: set glibc's malloc thresholds (heap.c) */
   /* OMPLITE_PROFILE / OMPLITE_TRACE (profile/profile.h's LITE_PROF_* bits; 0: off). Every hook
      reads it: it shares its line with display_affinity and tiny_loops, which each region and
@@ -497,6 +498,40 @@ struct lite_tiny_site {
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
+/* A pool's serial gaps, join to next fork (gap.c). The leader writes predict_ns and the
+   averages at a fork; member 1 writes join_ns when it parks after a region (team.c), the
+   members read predict_ns when a region ends and write late_ns. */
+struct lite_gap {
+  _Atomic uint64_t predict_ns; /* the next gap, for the members to sleep through (0: none) */
+  _Atomic uint64_t late_ns;    /* how late the members' timed wake-ups come (average; 0: none yet) */
+  _Atomic uint64_t join_ns;    /* when member 1 left the last region, if it parked (0: unknown) */
+  uint64_t mean_ns;            /* leader: average gap */
+  uint64_t dev_ns;             /* leader: average absolute deviation of the gap */
+  uint32_t samples;            /* leader: gaps seen */
+  uint32_t late_forks;         /* leader: forks in a row that came after the members' window */
+};
+/* Member 1 left the last region at now, and parks: the gap is longer than its spin. */
+void lite_gap_join(struct lite_gap *g, uint64_t now);
+/* The leader forks with no member parked and no prediction out: the gap was shorter than the
+   spin budget (learned without reading the clock, so back-to-back regions pay nothing). */
+void lite_gap_short(struct lite_gap *g);
+/* The leader forks at now: learns the gap and publishes the prediction (returned; 0: none) for
+   gaps regular and longer than spin_ns, if allowed. */
+uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed);
+/* Withdraws the prediction just published (the machine is loaded). */
+void lite_gap_fork_cancel(struct lite_gap *g);
+/* How long before the predicted fork a member sets its timer, and how long it then spins. */
+uint64_t lite_gap_lead_ns(const struct lite_gap *g);
+uint64_t lite_gap_window_ns(const struct lite_gap *g, uint64_t spin_ns);
+/* A member's timed wake-up came late ns after its deadline. */
+void lite_gap_woke_late(struct lite_gap *g, uint64_t late);
+/* Whether the user's settings and the machine let members wake ahead: not with
+   OMPLITE_WAKE_AHEAD=false, a passive or active wait policy, no spin, more live threads than
+   CPUs, or under load (loaded: lite_wake_ahead_loaded). */
+bool lite_gap_allowed(const struct lite_env *env, int live_threads, bool loaded);
+/* Whether other processes compete for our CPUs now, as far as the load watch knows (wait.c). */
+bool lite_wake_ahead_loaded(uint64_t now);
+
 struct lite_pool {
   /* Dispatch line: the region descriptor, written by the leader once per region, read by every
      spinning worker with one cache-line transfer. gen is also the futex the idle workers park on. */
@@ -555,6 +590,9 @@ struct lite_pool {
      it at the join. Written once per such loop until it is listed. */
   void *_Atomic tiny_key LITE_ALIGNED;
   _Atomic uint64_t tiny_count;
+
+  /* Serial gaps (gap.c): the prediction the members read as a region ends. */
+  struct lite_gap gap LITE_ALIGNED;
 
   /* Leader-only bookkeeping, on lines the workers never read. */
   bool busy LITE_ALIGNED;     /* a region is running (shutdown must not touch it) */

@@ -9,6 +9,7 @@ libomp_lite_internal_la_SOURCES += \
 	libomp-lite/env.c \
 	libomp-lite/icv.c \
 	libomp-lite/wait.c \
+	libomp-lite/gap.c \
 	libomp-lite/init.c \
 	libomp-lite/heap.c \
 	libomp-lite/team.c \

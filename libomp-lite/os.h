@@ -12,6 +12,10 @@
 /* Sleep while *word == expected (returns on wake-up, signal, or if the value differs already).
    Both tell the wait policy (wait.c) about threads woken that have not run yet. */
 void lite_futex_wait(_Atomic uint32_t *word, uint32_t expected);
+/* The same until CLOCK_MONOTONIC reaches deadline_ns; true if it returned for the deadline. */
+bool lite_futex_wait_until(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline_ns);
+/* This thread's timer slack (how late the kernel may fire its timers), in ns. */
+void lite_os_timer_slack(unsigned long ns);
 /* Wake up to n threads sleeping on word. */
 void lite_futex_wake(_Atomic uint32_t *word, int n);
 

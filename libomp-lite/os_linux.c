@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,6 +23,22 @@ void lite_futex_wait(_Atomic uint32_t *word, uint32_t expected)
   if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0) == 0)
     lite_wake_arrived();
 }
+
+bool lite_futex_wait_until(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline_ns)
+{
+  /* FUTEX_WAIT_BITSET takes an absolute deadline on CLOCK_MONOTONIC (plain FUTEX_WAIT a
+     relative one), so a wait restarted after a signal or a task's poke keeps its deadline. */
+  struct timespec ts = { (time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u) };
+  long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_BITSET_PRIVATE, expected, &ts, NULL,
+                   FUTEX_BITSET_MATCH_ANY);
+  if (r == 0) {
+    lite_wake_arrived();
+    return false;
+  }
+  return errno == ETIMEDOUT;
+}
+
+void lite_os_timer_slack(unsigned long ns) { (void)prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0); }
 
 void lite_futex_wake(_Atomic uint32_t *word, int n)
 {

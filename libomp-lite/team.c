@@ -235,6 +235,21 @@ static void wait_on_leader(struct lite_waiter *w, struct lite_pool *pool)
   lite_waiter_watch(w, &pool->leader_slot->cpu);
 }
 
+/* A member woken by its own timer ahead of a predicted fork spins until the fork, a task, or
+   the end of its window (end_ns), whichever comes first. */
+static void wake_ahead_window(struct lite_pool *pool, struct lite_tasks *q, uint32_t gen,
+                              uint64_t end_ns)
+{
+  for (unsigned polls = 1;; polls++) {
+    if (atomic_load_explicit(&pool->gen, memory_order_acquire) != gen ||
+        atomic_load_explicit(&q->ready, memory_order_relaxed) != 0)
+      return;
+    lite_cpu_relax();
+    if (polls % 64 == 0 && lite_now_ns() >= end_ns)
+      return;
+  }
+}
+
 static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct lite_team *team,
                          struct lite_task *implicit, uint32_t gen, struct lite_slot *slot,
                          unsigned id)
@@ -242,6 +257,20 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
   wait_on_leader(&w, pool);
+  /* Wake ahead (gap.c): with a regular gap predicted, the member skips the spin, sleeps until
+     a little before the expected fork, spins a window, and parks untimed if nothing came. */
+  uint64_t wake_at = 0, window = 0;
+  uint64_t predict = atomic_load_explicit(&pool->gap.predict_ns, memory_order_relaxed);
+  bool park_now = false;
+  uint64_t left_ns = 0; /* when this member left the region, if it read the clock then */
+  bool told_gap = false;
+  if (predict != 0) {
+    uint64_t lead = lite_gap_lead_ns(&pool->gap);
+    left_ns = lite_now_ns();
+    wake_at = left_ns + predict - lead;
+    window = lite_gap_window_ns(&pool->gap, lite_env.spin_ns);
+    park_now = true;
+  }
   /* slot: the member's own, read by run_member while the region ran; pool->slots may be
      replaced now, as the leader grows the pool for its next region. */
   while (atomic_load_explicit(&pool->gen, memory_order_acquire) == gen) {
@@ -254,11 +283,13 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
       thr->team = NULL;
       thr->task = NULL;
       if (ran) {
-        wait_on_leader(&w, pool);
+        wait_on_leader(&w, pool); /* back to the plain policy: the gap is not a serial one */
+        wake_at = 0;
+        park_now = false;
         continue;
       }
     }
-    if (lite_waiter_poll(&w))
+    if (!park_now && lite_waiter_poll(&w))
       continue;
     /* A worker idle past its spin gives back the task blocks it kept (task.c) as well as the
        CPU: its cache, and the blocks it made that others ran and gave back. Kept, they added
@@ -269,11 +300,28 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
     lite_tq_free_returns(q, id);
     /* On call_word, which a ready task and the next region change before they wake us
        (lite_barrier_poke): pool->gen does not change for a task. */
+    /* The gap's start for the leader's estimate (gap.c), once: the time this wait began. */
+    if (id == 1 && lite_env.wake_ahead && !told_gap) {
+      uint64_t left = left_ns != 0 ? left_ns : w.start_ns != 0 ? w.start_ns : lite_now_ns();
+      lite_gap_join(&pool->gap, left);
+      told_gap = true;
+    }
     uint32_t bell = atomic_load(&pool->call_word);
+    bool timed_out = false;
     lite_park_begin(&pool->gen_sleepers);
-    if (atomic_load(&pool->gen) == gen && atomic_load(&q->ready) == 0)
-      lite_futex_wait(&pool->call_word, bell);
+    if (atomic_load(&pool->gen) == gen && atomic_load(&q->ready) == 0) {
+      if (wake_at != 0)
+        timed_out = lite_futex_wait_until(&pool->call_word, bell, wake_at);
+      else
+        lite_futex_wait(&pool->call_word, bell);
+    }
     lite_park_end(&pool->gen_sleepers);
+    if (timed_out) {
+      uint64_t now = lite_now_ns();
+      lite_gap_woke_late(&pool->gap, now > wake_at ? now - wake_at : 0);
+      wake_ahead_window(pool, q, gen, now + window);
+      wake_at = 0; /* once per gap: nothing came in the window, so park untimed */
+    }
     wait_on_leader(&w, pool);
   }
 }
@@ -381,6 +429,8 @@ void lite_team_member_home(const struct lite_pool *pool, unsigned id, struct lit
   lite_home_stack_here();
 }
 
+#define WORKER_TIMER_SLACK_NS 1000
+
 static void *worker_main(void *arg)
 {
   struct worker_start start = *(struct worker_start *)arg;
@@ -393,6 +443,9 @@ static void *worker_main(void *arg)
   atomic_store_explicit(&pool->slots[start.id]->tid, lite_os_gettid(), memory_order_relaxed);
   struct lite_slot *slot = pool->slots[start.id]; /* the slot stays; slots[] may move */
   lite_team_member_home(pool, start.id, thr);
+  /* Only the workers' own threads: a timed wake-up ahead of a fork (gap.c) would otherwise come
+     up to the default 50 us late. Their other sleeps have no timer. */
+  lite_os_timer_slack(WORKER_TIMER_SLACK_NS);
   uint32_t seen = start.gen;
   for (;;) {
     idle_wait(pool, slot, seen);
@@ -699,6 +752,25 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
 }
 #undef DESCRIBE
 
+/* The leader learns the gap that ends here and tells the members whether to sleep through the
+   next one. The load watch is asked only when a prediction would be made: gaps longer than the
+   spin budget, so its few us count for under 2 % of them. */
+static void gap_fork(struct lite_pool *pool, unsigned n)
+{
+  struct lite_gap *g = &pool->gap;
+  if (atomic_load_explicit(&g->predict_ns, memory_order_relaxed) == 0 &&
+      atomic_load_explicit(&pool->gen_sleepers, memory_order_relaxed) == 0) {
+    if (g->samples != 0)
+      lite_gap_short(g);
+    return;
+  }
+  uint64_t now = lite_now_ns();
+  bool allowed = lite_gap_allowed(&lite_env, atomic_load(&lite_threads_live), false) &&
+                 n <= lite_env.ncpus;
+  if (lite_gap_fork(g, now, lite_env.spin_ns, allowed) != 0 && lite_wake_ahead_loaded(now))
+    lite_gap_fork_cancel(g);
+}
+
 struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)(void *), void *data,
                                  unsigned flags, lite_ws_setup_fn setup, void *setup_arg)
 {
@@ -713,6 +785,8 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
     return NULL;
   unsigned wanted = n;
   n = pool_grow(pool, n);
+  if (lite_env.wake_ahead)
+    gap_fork(pool, n);
   if (limited && n < wanted)
     atomic_fetch_sub(&threads_in_teams, wanted - (n < 2 ? 1 : n));
   if (n < 2)

@@ -320,6 +320,16 @@ static enum lite_load load_for_move(uint64_t now)
   return count(now);
 }
 
+/* Wake ahead (gap.c) spins a window into CPUs that another process may need: not while a
+   spinner was lately preempted, nor while the load watch sees or suspects foreign load (an
+   unknown verdict counts as load: beside one busy process on 2 CPUs the count cannot tell). */
+bool lite_wake_ahead_loaded(uint64_t now)
+{
+  if (now < atomic_load_explicit(&contended_until_ns, memory_order_relaxed))
+    return true;
+  return load_for_move(now) != LITE_LOAD_NONE;
+}
+
 void lite_waiter_end(const struct lite_waiter *w)
 {
   if (w->coloc_yield_ns == 0)

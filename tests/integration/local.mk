@@ -50,6 +50,21 @@ tests_integration_rpath_nested_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
 tests_integration_rpath_nested_LDADD = $(INTEG_LIBS)
 EXTRA_tests_integration_rpath_nested_DEPENDENCIES = $(INTEG_RPATH_DEPS)
 
+# wake_ahead: regular serial gaps then a long serial phase (issue 48, libomp-lite/gap.c)
+tests_integration_wake_ahead_SOURCES = tests/integration/wake_ahead.c tests/integration/lite_check.h
+tests_integration_wake_ahead_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_wake_ahead_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_wake_ahead_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_wake_ahead_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_wake_ahead_SOURCES = tests/integration/wake_ahead.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_wake_ahead_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_wake_ahead_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_wake_ahead_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_wake_ahead_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_wake_ahead_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 tests_integration_barrier_SOURCES = tests/integration/barrier.c tests/integration/lite_check.h
 tests_integration_barrier_CPPFLAGS = $(INTEG_CPP_FLAGS)
 tests_integration_barrier_CFLAGS = $(INTEG_C_FLAGS)
@@ -462,7 +477,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/dlclose tests/integration/rpath/dlclose tests/integration/binding \
 	tests/integration/rpath/binding tests/integration/allocators \
 	tests/integration/rpath/allocators tests/integration/affinity_format \
-	tests/integration/rpath/affinity_format
+	tests/integration/rpath/affinity_format tests/integration/wake_ahead \
+	tests/integration/rpath/wake_ahead
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -475,7 +491,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/env_bad_values tests/integration/thread_limit \
 	tests/integration/error_directive tests/integration/tasks tests/integration/target \
 	tests/integration/dlclose tests/integration/binding tests/integration/allocators \
-	tests/integration/affinity_format
+	tests/integration/affinity_format tests/integration/wake_ahead
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

@@ -22,7 +22,7 @@ threadprivate flush_handoff root_threads exit_user_threads fork oversub wait_pol
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
 ALL_TESTS="$ALL_TESTS heap_churn loop_order profile profile_edges profile_files many_cores"
-ALL_TESTS="$ALL_TESTS seccomp_affinity task_locks"
+ALL_TESTS="$ALL_TESTS seccomp_affinity task_locks wake_ahead"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -379,6 +379,18 @@ t_wait_policy() {
             case_ok OMP_WAIT_POLICY=$p OMP_NUM_THREADS=$n barrier
         done
     done
+}
+
+# Wake ahead (issue 48): on by default, off by its switch, passive (never), and 4 threads (on 2
+# CPUs: never). Each case checks every step and that the workers sleep through a long serial phase.
+t_wake_ahead() {
+    case_ok OMP_NUM_THREADS=2 wake_ahead
+    # The load watch off, so that the members wake ahead even on a loaded machine (checked with a
+    # window made 5 s long: this case failed, "workers used 1.000 s of CPU").
+    case_ok OMP_NUM_THREADS=2 OMPLITE_LOAD_WATCH=false wake_ahead
+    case_ok OMP_NUM_THREADS=2 OMPLITE_WAKE_AHEAD=false wake_ahead
+    case_ok OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive wake_ahead
+    case_ok OMP_NUM_THREADS=4 wake_ahead
 }
 
 t_cxx() {
