@@ -58,12 +58,15 @@
 
 static size_t page_size(void)
 {
+  /* Root threads may ask at once (each its first team): relaxed loads and stores of one value. */
   static size_t page;
-  if (page == 0) {
+  size_t size = __atomic_load_n(&page, __ATOMIC_RELAXED);
+  if (size == 0) {
     long p = sysconf(_SC_PAGESIZE);
-    page = p > 0 ? (size_t)p : 4096;
+    size = p > 0 ? (size_t)p : 4096;
+    __atomic_store_n(&page, size, __ATOMIC_RELAXED);
   }
-  return page;
+  return size;
 }
 
 static size_t round_to(size_t n, size_t unit) { return (n + unit - 1) & ~(unit - 1); }

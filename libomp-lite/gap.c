@@ -59,7 +59,10 @@ uint64_t lite_gap_lead_ns(const struct lite_gap *g)
 
 uint64_t lite_gap_window_ns(const struct lite_gap *g, uint64_t spin_ns)
 {
-  uint64_t w = lite_gap_lead_ns(g) + 2 * g->dev_ns + GAP_WINDOW_MIN_NS;
+  /* dev_ns is the leader's, read here by members as they park: a relaxed load (a stale value
+     only moves the window by a fraction of a deviation). */
+  uint64_t dev = __atomic_load_n(&g->dev_ns, __ATOMIC_RELAXED);
+  uint64_t w = lite_gap_lead_ns(g) + 2 * dev + GAP_WINDOW_MIN_NS;
   return w < spin_ns ? w : spin_ns;
 }
 
@@ -72,7 +75,8 @@ uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool 
     uint64_t gap = now - join;
     if (g->samples == 0) {
       g->mean_ns = gap;
-      g->dev_ns = gap / 2; /* unknown yet: irregular until shown otherwise */
+      /* unknown yet: irregular until shown otherwise */
+      __atomic_store_n(&g->dev_ns, gap / 2, __ATOMIC_RELAXED);
     } else {
       /* Late: the fork came after the window a member spins for past the predicted time. */
       if (g->samples >= GAP_WARMUP && gap > g->mean_ns + 2 * g->dev_ns + GAP_WINDOW_MIN_NS)
@@ -80,7 +84,7 @@ uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool 
       else
         g->late_forks = 0;
       uint64_t d = absdiff(gap, g->mean_ns);
-      g->dev_ns = g->dev_ns - g->dev_ns / 8 + d / 8;
+      __atomic_store_n(&g->dev_ns, g->dev_ns - g->dev_ns / 8 + d / 8, __ATOMIC_RELAXED);
       g->mean_ns = gap > g->mean_ns ? g->mean_ns + (gap - g->mean_ns) / 8
                                     : g->mean_ns - (g->mean_ns - gap) / 8;
     }

@@ -395,9 +395,10 @@ __attribute__((destructor)) static void print_site_stats(void)
     if (s->key != NULL)
       fprintf(stderr,
               "libomp-lite: loop site %p threads %u iterations %llu runs %llu stealing-runs %llu "
-              "steals %llu whole-runs %llu split-runs %llu\n",
+              "steals %llu whole-runs %llu split-runs %llu counter %d\n",
               s->key, s->nthreads, (unsigned long long)s->count, (unsigned long long)s->runs,
               (unsigned long long)s->steal_runs, (unsigned long long)s->steals,
-              (unsigned long long)s->whole_runs, (unsigned long long)s->split_runs);
+              (unsigned long long)s->whole_runs, (unsigned long long)s->split_runs,
+              (int)atomic_load_explicit(&s->counter, memory_order_relaxed));
   }
 }

@@ -23,7 +23,7 @@ static int nroots;
 static int nthreads;
 static long rounds_first;
 static int inside;
-static volatile long sink;
+static _Thread_local volatile long sink; /* per root: the roots do not share it */
 
 static void *root_main(void *arg)
 {

@@ -42,7 +42,12 @@ export LITE_TEST_TIMEOUT=${LITE_TEST_TIMEOUT:-300} WS_TEST_TIMEOUT=${WS_TEST_TIM
 export LITE_TEST_TSAN=1
 
 status=0
-tests=$(bash "$srcdir/tests/integration/run-routes.sh" --list | tr ' ' '\n' | grep -vx 'dlclose\|fork\|memcheck')
+# Left out as well: seccomp_affinity (its filter refuses sched_getaffinity, which ThreadSanitizer's
+# own start of each thread calls through pthread_getattr_np: it stops with a CHECK failure), and
+# exit_user_threads (exit() while other roots run regions: the exit handlers race with them by
+# the test's design).
+tests=$(bash "$srcdir/tests/integration/run-routes.sh" --list | tr ' ' '\n' |
+    grep -vx 'dlclose\|fork\|memcheck\|seccomp_affinity\|exit_user_threads')
 bash "$srcdir/tests/integration/run-routes.sh" --builddir "$sanbuild" ldpath $tests || status=1
 bash "$srcdir/tests/worksharing/run-ws.sh" --builddir "$sanbuild" --srcdir "$srcdir" ldpath ||
     status=1

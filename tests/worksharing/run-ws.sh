@@ -279,11 +279,15 @@ t_steal_stats() {
         else
             runs=$(site_stat runs "$n" 1501)
             steals=$(site_stat steals "$n" 1501)
+            # A site whose run stealing in order could not balance (a member idle while chunks
+            # below its own were left, as when the other member lost its CPU) hands out from
+            # the shared counter from then on: balanced too, with no steals to count.
+            counter=$(site_stat counter "$n" 1501)
             if [ -z "$runs" ]; then
                 problem="no 'libomp-lite: loop site ... threads $n iterations 1501' line on stderr"
             elif [ "$runs" -ne 50 ]; then
                 problem="the site reports $runs runs, expected 50"
-            elif [ "$steals" -le 0 ]; then
+            elif [ "$steals" -le 0 ] && [ "${counter:-0}" != 1 ]; then
                 problem="a strongly imbalanced loop (triangular work) never stole in 50 runs"
             fi
         fi

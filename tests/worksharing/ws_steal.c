@@ -32,8 +32,9 @@
    Every mode checks that each iteration runs exactly once per run. Under OMPLITE_LOOP_STATS=1,
    libomp-lite prints one line per loop call site at exit,
      libomp-lite: loop site ADDR threads N iterations COUNT runs R stealing-runs S steals K
-       whole-runs W split-runs P
-   and the runner (run-ws.sh) checks them: the imbalanced loop must have stolen (steals > 0),
+       whole-runs W split-runs P counter C
+   and the runner (run-ws.sh) checks them: the imbalanced loop must have stolen (steals > 0, or
+   moved to the shared counter: C 1),
    the balanced one must mostly not steal (stealing-runs well below runs), the split loops'
    sites must have run split. The trip counts are chosen so that the runner can tell the sites
    apart by them.
