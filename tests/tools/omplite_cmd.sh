@@ -9,7 +9,7 @@
 #            without numpy);
 #   profile  a merged table; trace  a timeline file;
 #   doctor   an OpenMP binary (libgomp.so.1), /bin/true (not OpenMP), a statically linked one
-#            (skipped where gcc cannot link -static);
+#            (skipped where gcc cannot link -static), a renamed libgomp-HASH.so.1 with an rpath;
 #   bad input for each subcommand: one message on stderr and a non-zero exit.
 # No timing is asserted. usage: omplite_cmd.sh [--builddir DIR] [--srcdir DIR]
 # Exit status: 0 pass, 1 fail, 77 skip (no gcc -fopenmp), 99 hard error.
@@ -164,6 +164,19 @@ if command -v readelf >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
         expect_in doc3.out "LD_PRELOAD and LD_LIBRARY_PATH cannot reach it" "doctor: a statically linked libgomp"
     else
         echo "SKIP: doctor on a static libgomp (gcc -fopenmp -static fails here)"
+    fi
+    # A renamed libgomp as Python wheels bundle it (libgomp-HASH.so.1 in a .libs folder): a
+    # stand-in library of that name, linked with an rpath.
+    mkdir -p wheel.libs
+    echo 'int omp_get_max_threads(void) { return 1; }' > fake.c
+    echo 'int omp_get_max_threads(void); int main(void) { return omp_get_max_threads() - 1; }' > uses.c
+    if gcc -shared -fPIC -Wl,-soname,libgomp-0123abcd.so.1 -o wheel.libs/libgomp-0123abcd.so.1 fake.c > wheel.log 2>&1 &&
+       gcc -o uses_wheel uses.c "$work/wheel.libs/libgomp-0123abcd.so.1" -Wl,-rpath,"$work/wheel.libs" >> wheel.log 2>&1; then
+        $to "$omplite" doctor ./uses_wheel > doc4.out 2>&1
+        expect_in doc4.out "bundled, renamed libgomp: libgomp-0123abcd.so.1" "doctor: a bundled renamed libgomp"
+        expect_in doc4.out "rpath/runpath: $work/wheel.libs" "doctor: the rpath"
+    else
+        echo "SKIP: doctor on a renamed libgomp (cannot build the stand-in):"; cat wheel.log
     fi
 else
     echo "SKIP: doctor (no binutils)"
