@@ -76,8 +76,9 @@ static void nodes_of(void **pages, int *status, unsigned long n)
         lite_fail("move_pages: %s", strerror(errno));
 }
 
-/* Counts the present pages and those on node among n pages from start. */
-static void count(uintptr_t start, int n, int node, int *present, int *home)
+/* Counts the present pages and those on node among n pages from start; where appends each
+   page's node (or '-': not present) to where[], for the line of a member below the bar. */
+static void count(uintptr_t start, int n, int node, int *present, int *home, char *where)
 {
     void *pages[64];
     int status[64];
@@ -85,11 +86,28 @@ static void count(uintptr_t start, int n, int node, int *present, int *home)
         pages[i] = (void *)(start + (uintptr_t)i * PAGE);
     nodes_of(pages, status, (unsigned long)n);
     for (int i = 0; i < n; i++) {
+        size_t len = strlen(where);
+        snprintf(where + len, 8, status[i] < 0 ? " -" : " %d", status[i]);
         if (status[i] < 0)
             continue;
         (*present)++;
         *home += status[i] == node;
     }
+}
+
+/* The memory policy of the mapping that holds p, as "MODE nodes-mask" (get_mempolicy with
+   MPOL_F_ADDR alone reads the policy and faults nothing in). */
+static void policy_of(uintptr_t p, char *out, size_t len)
+{
+    int mode = -1;
+    unsigned long mask[1] = {0};
+    if (syscall(SYS_get_mempolicy, &mode, mask, 64UL, (void *)p, MPOL_F_ADDR) != 0)
+        snprintf(out, len, "unknown (%s)", strerror(errno));
+    else
+        snprintf(out, len, "%s nodes 0x%lx",
+                 mode == MPOL_DEFAULT ? "default" : mode == MPOL_PREFERRED ? "preferred"
+                 : mode == MPOL_BIND ? "bind" : mode == MPOL_INTERLEAVE ? "interleave" : "other",
+                 mask[0]);
 }
 
 static int machine_nodes(void)
@@ -150,6 +168,29 @@ static void check_partition(int nnodes)
     }
 }
 
+/* The line of /proc/self/numa_maps for the mapping that holds p (its policy, its pages on each
+   node, its page size), or "": what showed that a member's stack top had come in a huge page of
+   the leader's node (affinity/home.c). */
+static void numa_map_of(uintptr_t p, char *out, size_t len)
+{
+    FILE *maps = fopen("/proc/self/maps", "r"), *numa = fopen("/proc/self/numa_maps", "r");
+    char line[512];
+    unsigned long lo = 0, hi, start = 0;
+    out[0] = 0;
+    while (maps != NULL && fgets(line, sizeof line, maps) != NULL)
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && p >= lo && p < hi)
+            start = lo;
+    while (start != 0 && numa != NULL && fgets(line, sizeof line, numa) != NULL)
+        if (strtoul(line, NULL, 16) == start) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, len, "%s", line);
+        }
+    if (maps != NULL)
+        fclose(maps);
+    if (numa != NULL)
+        fclose(numa);
+}
+
 int main(int argc, char **argv)
 {
     lite_test_name = "placement";
@@ -170,14 +211,25 @@ int main(int argc, char **argv)
     for (int id = 0; id < n; id++) {
         struct member *m = &members[id];
         int s_present = 0, s_home = 0, t_present = 0, t_home = 0;
-        count(m->stack_top - STACK_PAGES * PAGE, STACK_PAGES, m->node, &s_present, &s_home);
-        count((uintptr_t)m->tls, TLS_BYTES / PAGE, m->node, &t_present, &t_home);
+        char where[2][64 * 8] = {"", ""};
+        count(m->stack_top - STACK_PAGES * PAGE, STACK_PAGES, m->node, &s_present, &s_home,
+              where[0]);
+        count((uintptr_t)m->tls, TLS_BYTES / PAGE, m->node, &t_present, &t_home, where[1]);
         int all = s_present + t_present, home = s_home + t_home;
         int percent = all > 0 ? 100 * home / all : 100;
         if (id > 0 && percent < worst) /* the initial thread's stack is the program's own */
             worst = percent;
         printf("member %3d cpu %3d node %d: stack %d/%d TLS %d/%d on its node\n", id, m->cpu,
                m->node, s_home, s_present, t_home, t_present);
+        if (id > 0 && min_percent >= 0 && percent < min_percent) {
+            char policy[64];
+            char map[512];
+            policy_of(m->stack_top - PAGE, policy, sizeof policy);
+            numa_map_of(m->stack_top - PAGE, map, sizeof map);
+            printf("  member %d below %d%%: stack pages on nodes%s, TLS on%s; policy %s\n"
+                   "  its stack mapping: %s\n",
+                   id, min_percent, where[0], where[1], policy, map);
+        }
         if (id > 0) {
             sp += s_present, sh += s_home, tp += t_present, th += t_home;
         }
