@@ -39,6 +39,8 @@ struct lite_topo {
    in no Core object counts as a core of its own. */
 bool lite_topo_load(struct lite_topo *t, const char *desc, const int *allowed, unsigned nallowed);
 void lite_topo_free(struct lite_topo *t);
+/* Keeps only the CPUs for which keep(os, arg) is true, in the same order (KMP_HW_SUBSET). */
+void lite_topo_restrict(struct lite_topo *t, bool (*keep)(int os, void *arg), void *arg);
 /* The entry of os CPU number cpu, or NULL if the process may not use it. */
 const struct lite_topo_cpu *lite_topo_find(const struct lite_topo *t, int cpu);
 
@@ -103,6 +105,9 @@ struct lite_place_list {
 bool lite_places_parse(const char *value, const struct lite_topo *t, struct lite_place_list *out);
 /* GOMP_CPU_AFFINITY: a list of CPUs and ranges ("0 3 1-2 4-15:2", separated by spaces or
    commas), one place per CPU, in the order given, as libgomp makes them. The same rules. */
+/* The same, with the warnings naming variable name (KMP_AFFINITY's proclist, say). */
+bool lite_places_parse_as(const char *name, const char *value, const struct lite_topo *t,
+                          struct lite_place_list *out);
 bool lite_places_parse_gomp_cpu_affinity(const char *value, const struct lite_topo *t,
                                          struct lite_place_list *out);
 /* The default place list when binding is asked for and no list is given: cores. */
@@ -113,6 +118,50 @@ void lite_places_free(struct lite_place_list *list);
    NUL-terminated when size > 0 (truncated if need be); returns the length the whole text needs,
    as snprintf does. */
 size_t lite_places_format(const struct lite_place_list *list, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- kmp_env.c */
+
+/* KMP_AFFINITY and KMP_HW_SUBSET, LLVM's and Intel's variables, translated into a place list and
+   a binding policy (kmp_env.c says how, and what has no equivalent). */
+enum lite_kmp_type {
+  LITE_KMP_UNSET,                   /* modifiers only: no rival to OMP_PROC_BIND / OMP_PLACES */
+  LITE_KMP_NONE,                    /* not bound */
+  LITE_KMP_COMPACT,                 /* places in topology order, one per CPU; close */
+  LITE_KMP_SCATTER,                 /* the same with the levels' significance reversed; close */
+  LITE_KMP_BALANCED,                /* one place per unit of the granularity; spread */
+  LITE_KMP_EXPLICIT,                /* the proclist's places; close */
+  LITE_KMP_DISABLED,                /* not bound, KMP_HW_SUBSET ignored */
+};
+/* Granularity: the unit a thread may float in (LITE_KMP_GRAN_DEFAULT: core, thread for explicit). */
+enum lite_kmp_gran {
+  LITE_KMP_GRAN_DEFAULT,
+  LITE_KMP_GRAN_THREAD,
+  LITE_KMP_GRAN_CORE,
+  LITE_KMP_GRAN_L2,
+  LITE_KMP_GRAN_L3,
+  LITE_KMP_GRAN_NUMA,
+  LITE_KMP_GRAN_SOCKET,
+};
+struct lite_kmp_affinity {
+  enum lite_kmp_type type;
+  enum lite_kmp_gran gran;
+  unsigned permute, offset;
+  bool verbose, warnings;
+  char *proclist;                   /* proclist=[...] rewritten in OMP_PLACES syntax; malloc'd */
+};
+/* Reads KMP_AFFINITY's value; one warning for each part that is malformed or has no
+   equivalent (unless nowarnings says otherwise for the latter). Never fails: what cannot be read
+   is left out (a value with no usable part leaves type UNSET). */
+void lite_kmp_affinity_parse(const char *value, struct lite_kmp_affinity *out);
+void lite_kmp_affinity_free(struct lite_kmp_affinity *a);
+/* The place list a's type and granularity give on t (types that bind: compact, scatter,
+   balanced, explicit; or balanced's list for UNSET with a granularity). false, with one warning,
+   if none could be made. */
+bool lite_kmp_places(const struct lite_kmp_affinity *a, const struct lite_topo *t,
+                     struct lite_place_list *out);
+/* KMP_HW_SUBSET: writes the os numbers of t's CPUs the value keeps into keep (room for
+   t->ncpus), ascending, and returns their count; 0 (after one warning) if the value is ignored. */
+unsigned lite_kmp_hw_subset(const char *value, const struct lite_topo *t, int *keep);
 
 /* ---------------------------------------------------------------- partition.c */
 

@@ -22,6 +22,7 @@
 #include "affinity/affinity.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,12 +70,127 @@ static bool bind_requested(void)
   return false;
 }
 
+/* ------------------------------------------------------------------ KMP_AFFINITY, KMP_HW_SUBSET */
+
+/* KMP_AFFINITY as read at the first OpenMP call (affinity/kmp_env.c); type UNSET when it is not
+   set, names no type, or a standard variable overrode it. */
+static struct lite_kmp_affinity kmp;
+/* The type it asked for, none and disabled included, when no rival overrode it. */
+static enum lite_kmp_type kmp_asked;
+
+/* KMP_AFFINITY's type sets bind-var, unless OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is
+   set: those win, with one warning. LLVM's runtime does the reverse (its KMP_AFFINITY, when it
+   names a type, overrides all three); libomp-lite keeps the standard variables' libgomp meaning,
+   since a gcc-built program's environment may hold a KMP_AFFINITY meant for another runtime
+   (Intel's compiler modules set one). Its modifiers (verbose, granularity) still apply. */
+static void kmp_decide(void)
+{
+  lite_kmp_affinity_parse(lite_env.kmp_affinity, &kmp);
+  if (kmp.type == LITE_KMP_UNSET)
+    return;
+  const char *rival = lite_env.bind_list_len > 0  ? "OMP_PROC_BIND"
+                      : lite_env.places != NULL   ? "OMP_PLACES"
+                      : lite_env.cpu_affinity != NULL ? "GOMP_CPU_AFFINITY"
+                                                      : NULL;
+  if (rival != NULL) {
+    lite_warn("KMP_AFFINITY='%.200s' names a type, and %s is set: %s decides the binding "
+              "(the standard variables win in libomp-lite)",
+              lite_env.kmp_affinity, rival, rival);
+    kmp.type = LITE_KMP_UNSET;
+    return;
+  }
+  kmp_asked = kmp.type;
+  switch (kmp.type) {
+  case LITE_KMP_COMPACT:
+  case LITE_KMP_SCATTER:
+  case LITE_KMP_EXPLICIT: lite_env.icv.bind = omp_proc_bind_close; break;
+  case LITE_KMP_BALANCED: lite_env.icv.bind = omp_proc_bind_spread; break;
+  default: lite_env.icv.bind = omp_proc_bind_false; kmp.type = LITE_KMP_UNSET; break;
+  }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Whether os is in the ascending list of struct cpu_list. */
+struct cpu_list {
+  const int *cpus;
+  unsigned n;
+};
+static bool listed(int os, void *arg)
+{
+  const struct cpu_list *l = arg;
+  return bsearch(&os, l->cpus, l->n, sizeof *l->cpus, cmp_int) != NULL;
+}
+
+/* KMP_HW_SUBSET: the CPUs it keeps become the process's CPUs, the default team follows their
+   count, and threads are bound over them (their cores, unless KMP_AFFINITY or OMP_PLACES says
+   otherwise) unless a variable says not to bind: libomp-lite confines threads only through
+   places. */
+static void apply_hw_subset(void)
+{
+  const char *value = lite_env.kmp_hw_subset;
+  if (value == NULL)
+    return;
+  if (kmp_asked == LITE_KMP_DISABLED) {
+    lite_warn("KMP_HW_SUBSET='%.200s' is ignored: KMP_AFFINITY=disabled", value);
+    return;
+  }
+  const struct lite_topo *t = lite_bind_topology();
+  if (t == NULL || affinity_refused() || t->ncpus == 0)
+    return;
+  int *keep = malloc(t->ncpus * sizeof *keep);
+  unsigned n = keep != NULL ? lite_kmp_hw_subset(value, t, keep) : 0;
+  if (n == 0) {
+    free(keep);
+    return;
+  }
+  struct cpu_list kept = {keep, n};
+  lite_topo_restrict(&topo, listed, &kept);
+  free(lite_binding.process_cpus);
+  lite_binding.process_cpus = keep;
+  lite_binding.nprocess = n;
+  if (n < lite_env.ncpus)
+    lite_env.ncpus = n;
+  if (lite_env.nthreads_list_len == 0)
+    lite_env.icv.nthreads = lite_env.ncpus;
+  if (lite_env.icv.bind == omp_proc_bind_false && lite_env.bind_list_len == 0 &&
+      kmp_asked != LITE_KMP_NONE)
+    lite_env.icv.bind = omp_proc_bind_true;
+}
+
+/* KMP_AFFINITY=verbose: what came of it, one line on stderr. */
+static void kmp_verbose(void)
+{
+  static const char *const names[] = {"false", "true", "primary", "close", "spread"};
+  size_t len = lite_binding.on ? lite_places_format(&lite_binding.places, NULL, 0) : 0;
+  char *text = malloc(len + 256);
+  if (text == NULL)
+    return;
+  int n = snprintf(text, 256, "libomp-lite: KMP_AFFINITY: %u CPU%s, ", lite_binding.nprocess,
+               lite_binding.nprocess == 1 ? "" : "s");
+  if (!lite_binding.on) {
+    strcpy(text + n, "threads are not bound\n");
+  } else {
+    n += snprintf(text + n, 64, "bind %s, places ", names[lite_env.icv.bind % 5]);
+    lite_places_format(&lite_binding.places, text + n, len + 1);
+    strcat(text, "\n");
+  }
+  fputs(text, stderr);
+  free(text);
+}
+
 /* The place list of the environment: OMP_PLACES, else GOMP_CPU_AFFINITY, else cores. An invalid
    list (already warned about) counts as unset when OMP_PROC_BIND asked for binding, and turns
    binding off when the list alone asked for it, as in libgomp. */
 static bool make_places(const struct lite_topo *t, struct lite_place_list *places)
 {
   const struct lite_env *env = &lite_env;
+  if (kmp.type != LITE_KMP_UNSET) /* a binding type of KMP_AFFINITY that no rival overrode */
+    return lite_kmp_places(&kmp, t, places);
   if (env->places != NULL && lite_places_parse(env->places, t, places))
     return true;
   if (env->places == NULL && env->cpu_affinity != NULL &&
@@ -82,6 +198,10 @@ static bool make_places(const struct lite_topo *t, struct lite_place_list *place
     return true;
   if (env->bind_list_len == 0 && (env->places != NULL || env->cpu_affinity != NULL))
     return false;
+  if (kmp.gran != LITE_KMP_GRAN_DEFAULT) { /* KMP_AFFINITY=granularity=... alone: its units */
+    struct lite_kmp_affinity units = {.type = LITE_KMP_BALANCED, .gran = kmp.gran};
+    return lite_kmp_places(&units, t, places);
+  }
   return lite_places_default(t, places);
 }
 
@@ -106,7 +226,7 @@ unsigned lite_bind_process_init(void)
   return lite_binding.nprocess > 0 ? lite_binding.nprocess : lite_os_affinity_cpus();
 }
 
-static void bind_init(void)
+static void bind_places(void)
 {
   if (!bind_requested())
     return;
@@ -126,6 +246,15 @@ static void bind_init(void)
   }
   if (lite_env.bind_list_len == 0)
     lite_env.icv.bind = omp_proc_bind_false;
+}
+
+static void bind_init(void)
+{
+  kmp_decide();
+  apply_hw_subset();
+  bind_places();
+  if (kmp.verbose)
+    kmp_verbose();
 }
 
 static pthread_once_t bind_once = PTHREAD_ONCE_INIT;

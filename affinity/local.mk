@@ -6,6 +6,7 @@ libomp_lite_internal_la_SOURCES += \
 	affinity/topology.c \
 	affinity/tree.c \
 	affinity/places.c \
+	affinity/kmp_env.c \
 	affinity/partition.c \
 	affinity/bind.c \
 	affinity/place_api.c \

@@ -552,6 +552,12 @@ bool lite_places_parse(const char *value, const struct lite_topo *t, struct lite
   return parse_with(read_omp_places, "OMP_PLACES", value, t, out);
 }
 
+bool lite_places_parse_as(const char *name, const char *value, const struct lite_topo *t,
+                          struct lite_place_list *out)
+{
+  return parse_with(read_omp_places, name, value, t, out);
+}
+
 bool lite_places_parse_gomp_cpu_affinity(const char *value, const struct lite_topo *t,
                                          struct lite_place_list *out)
 {

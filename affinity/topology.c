@@ -206,6 +206,20 @@ void lite_topo_free(struct lite_topo *t)
   memset(t, 0, sizeof *t);
 }
 
+void lite_topo_restrict(struct lite_topo *t, bool (*keep)(int os, void *arg), void *arg)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->ncpus; i++)
+    if (keep(t->cpus[i].os, arg))
+      t->cpus[n++] = t->cpus[i];
+  t->ncpus = n;
+  /* max_os stays the machine's largest number: the table keeps its size, only entries go. */
+  for (int os = 0; os <= t->max_os && t->slot_of_os != NULL; os++)
+    t->slot_of_os[os] = -1;
+  for (unsigned i = 0; i < n && t->slot_of_os != NULL; i++)
+    t->slot_of_os[t->cpus[i].os] = (int)i;
+}
+
 const struct lite_topo_cpu *lite_topo_find(const struct lite_topo *t, int cpu)
 {
   if (cpu < 0 || cpu > t->max_os || t->slot_of_os == NULL || t->slot_of_os[cpu] < 0)

@@ -640,6 +640,12 @@ static void read_places(struct env_reader *r, unsigned bind_len)
   env->cpu_affinity = cpus != NULL && cpus[strspn(cpus, " \t")] != '\0' ? cpus : NULL;
   if (bind_len == 0 && (env->places != NULL || env->cpu_affinity != NULL))
     env->icv.bind = omp_proc_bind_true;
+  /* LLVM's KMP_AFFINITY and KMP_HW_SUBSET: kept as given; affinity/bind.c translates them at the
+     first OpenMP call, with the topology (affinity/kmp_env.c), and decides precedence there. */
+  const char *kmp = r->get("KMP_AFFINITY");
+  const char *subset = r->get("KMP_HW_SUBSET");
+  env->kmp_affinity = kmp != NULL && kmp[strspn(kmp, " \t")] != '\0' ? kmp : NULL;
+  env->kmp_hw_subset = subset != NULL && subset[strspn(subset, " \t")] != '\0' ? subset : NULL;
 }
 
 /* max-active-levels-var, by libgomp 12's rule: OMP_MAX_ACTIVE_LEVELS if set; else the supported
@@ -968,6 +974,8 @@ static void print_verbose(FILE *out, const struct lite_env *env)
 {
   fprintf(out, "  GOMP_CPU_AFFINITY = '%s'\n", env->cpu_affinity != NULL ? env->cpu_affinity : "");
   fprintf(out, "  GOMP_STACKSIZE = '%zu'\n", env->stacksize);
+  fprintf(out, "  KMP_AFFINITY = '%s'\n", env->kmp_affinity != NULL ? env->kmp_affinity : "");
+  fprintf(out, "  KMP_HW_SUBSET = '%s'\n", env->kmp_hw_subset != NULL ? env->kmp_hw_subset : "");
   fprintf(out, "  GOMP_SPINCOUNT = '%llu'\n", env->spincount);
   fprintf(out, "  OMPLITE_SPIN_US = '%llu'\n", (unsigned long long)(env->spin_ns / 1000));
   fprintf(out, "  OMPLITE_YIELD_US = '%llu'\n", (unsigned long long)(env->yield_ns / 1000));
@@ -1000,6 +1008,12 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   fputs("'\n  OMP_PLACES = '", out);
   print_places(out);
   fputs("'\n", out);
+  /* LLVM's pinning variables, as given, where set (verbose lists them always): they decided the
+     two lines above. */
+  if (env->kmp_affinity != NULL && !verbose)
+    fprintf(out, "  KMP_AFFINITY = '%s'\n", env->kmp_affinity);
+  if (env->kmp_hw_subset != NULL && !verbose)
+    fprintf(out, "  KMP_HW_SUBSET = '%s'\n", env->kmp_hw_subset);
   fprintf(out, "  OMP_STACKSIZE = '%zu'\n", env->stacksize);
   fprintf(out, "  OMP_WAIT_POLICY = '%s'\n",
           env->wait_policy == LITE_WAIT_ACTIVE ? "ACTIVE" : "PASSIVE");

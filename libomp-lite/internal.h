@@ -55,6 +55,8 @@ struct lite_env {
   unsigned bind_list_len;
   const char *places;           /* OMP_PLACES as given (NULL: not set); affinity/bind.c parses it */
   const char *cpu_affinity;     /* GOMP_CPU_AFFINITY as given, the same way */
+  const char *kmp_affinity;     /* KMP_AFFINITY as given (NULL: not set); affinity/bind.c reads it */
+  const char *kmp_hw_subset;    /* KMP_HW_SUBSET as given, the same way */
   unsigned ncpus;               /* CPUs this process may use (affinity mask, cgroup quota) */
   size_t stacksize;             /* worker stack size in bytes; 0: the system default */
   enum lite_wait_policy wait_policy;
