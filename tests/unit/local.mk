@@ -5,12 +5,15 @@ UNIT_TESTS = tests/unit/test_env tests/unit/test_lock tests/unit/test_barrier te
 	tests/unit/test_site tests/unit/test_tiny tests/unit/test_balance tests/unit/test_memory \
 	tests/unit/test_format tests/unit/test_topology tests/unit/test_places tests/unit/test_partition \
 	tests/unit/test_profile tests/unit/test_task_queue tests/unit/test_steal \
-	tests/unit/test_tree tests/unit/test_home tests/unit/test_gap
+	tests/unit/test_tree tests/unit/test_home tests/unit/test_gap tests/unit/test_kmp_env
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS)
 UNIT_LDADD = libomp-lite-internal.la $(CHECK_LIBS) -lpthread
 
+tests_unit_test_kmp_env_SOURCES = tests/unit/test_kmp_env.c
+tests_unit_test_kmp_env_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_kmp_env_LDADD = $(UNIT_LDADD)
 tests_unit_test_gap_SOURCES = tests/unit/test_gap.c
 tests_unit_test_gap_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_gap_LDADD = $(UNIT_LDADD)

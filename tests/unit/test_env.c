@@ -779,6 +779,8 @@ START_TEST(test_display_defaults)
   ck_assert_str_eq(text, DISPLAY_HEAD DISPLAY_DEFAULT_BODY
                          "  GOMP_CPU_AFFINITY = ''\n"
                          "  GOMP_STACKSIZE = '0'\n"
+                         "  KMP_AFFINITY = ''\n"
+                         "  KMP_HW_SUBSET = ''\n"
                          "  GOMP_SPINCOUNT = '300000'\n"
                          "  OMPLITE_SPIN_US = '300'\n"
                          "  OMPLITE_YIELD_US = '100'\n"
@@ -787,6 +789,33 @@ START_TEST(test_display_defaults)
                          "  OMPLITE_TRACE = '0'\n"
                          "  OMPLITE_TRACE_EVENTS = '65536'\n" DISPLAY_TAIL);
   free(text);
+  lite_env_free(&env);
+}
+END_TEST
+
+/* LLVM's pinning variables, where set, after the two lines they decide; verbose always. */
+START_TEST(test_display_kmp)
+{
+  struct lite_env env;
+  free(parse_env(&env, 2, "KMP_AFFINITY", "verbose,compact", "KMP_HW_SUBSET", "1s,2c", NULL));
+  ck_assert_str_eq(env.kmp_affinity, "verbose,compact");
+  ck_assert_str_eq(env.kmp_hw_subset, "1s,2c");
+  char *text = print_env(&env, false);
+  ck_assert_ptr_nonnull(strstr(text, "  OMP_PLACES = ''\n"
+                                     "  KMP_AFFINITY = 'verbose,compact'\n"
+                                     "  KMP_HW_SUBSET = '1s,2c'\n"
+                                     "  OMP_STACKSIZE = '0'\n"));
+  free(text);
+  text = print_env(&env, true);
+  ck_assert_ptr_nonnull(strstr(text, "  KMP_AFFINITY = 'verbose,compact'\n"
+                                     "  KMP_HW_SUBSET = '1s,2c'\n"
+                                     "  GOMP_SPINCOUNT"));
+  ck_assert_ptr_null(strstr(text, "  OMP_PLACES = ''\n  KMP_AFFINITY"));
+  free(text);
+  lite_env_free(&env);
+  /* Empty values count as unset, as OMP_PLACES's do. */
+  free(parse_env(&env, 2, "KMP_AFFINITY", " ", NULL));
+  ck_assert_ptr_null(env.kmp_affinity);
   lite_env_free(&env);
 }
 END_TEST
@@ -824,6 +853,8 @@ START_TEST(test_display_values)
                    "  OMP_TARGET_OFFLOAD = 'DEFAULT'\n"
                    "  GOMP_CPU_AFFINITY = ''\n"
                    "  GOMP_STACKSIZE = '1048576'\n"
+                         "  KMP_AFFINITY = ''\n"
+                         "  KMP_HW_SUBSET = ''\n"
                    "  GOMP_SPINCOUNT = '30000000000'\n"
                    "  OMPLITE_SPIN_US = '50000'\n"
                    "  OMPLITE_YIELD_US = '7'\n"
@@ -1149,6 +1180,7 @@ static Suite *env_suite(void)
 
   TCase *display = tcase_create("display");
   tcase_add_test(display, test_display_defaults);
+  tcase_add_test(display, test_display_kmp);
   tcase_add_test(display, test_display_values);
   tcase_add_test(display, test_display_schedule);
   tcase_add_test(display, test_env_init_displays);
