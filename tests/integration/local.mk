@@ -441,6 +441,20 @@ tests/integration/rpath/dlclose_plugin.so: $(INTEG_PLUGIN_SRC) $(INTEG_RPATH_DEP
 CLEANFILES += tests/integration/dlclose_plugin.so tests/integration/rpath/dlclose_plugin.so
 EXTRA_DIST += tests/integration/dlclose_plugin.c
 
+tests_integration_kmp_affinity_SOURCES = tests/integration/kmp_affinity.c tests/integration/lite_check.h
+tests_integration_kmp_affinity_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_kmp_affinity_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_kmp_affinity_LDFLAGS = $(INTEG_LINK_FLAGS)
+tests_integration_kmp_affinity_LDADD = $(INTEG_LIBS)
+
+tests_integration_rpath_kmp_affinity_SOURCES = tests/integration/kmp_affinity.c \
+	tests/integration/lite_check.h
+tests_integration_rpath_kmp_affinity_CPPFLAGS = $(INTEG_CPP_FLAGS)
+tests_integration_rpath_kmp_affinity_CFLAGS = $(INTEG_C_FLAGS)
+tests_integration_rpath_kmp_affinity_LDFLAGS = $(INTEG_RPATH_LINK_FLAGS)
+tests_integration_rpath_kmp_affinity_LDADD = $(INTEG_LIBS)
+EXTRA_tests_integration_rpath_kmp_affinity_DEPENDENCIES = $(INTEG_RPATH_DEPS)
+
 tests_integration_binding_SOURCES = tests/integration/binding.c tests/integration/lite_check.h
 tests_integration_binding_CPPFLAGS = $(INTEG_CPP_FLAGS)
 tests_integration_binding_CFLAGS = $(INTEG_C_FLAGS)
@@ -478,7 +492,8 @@ INTEG_BINARIES = tests/integration/parallel_basics tests/integration/rpath/paral
 	tests/integration/rpath/binding tests/integration/allocators \
 	tests/integration/rpath/allocators tests/integration/affinity_format \
 	tests/integration/rpath/affinity_format tests/integration/wake_ahead \
-	tests/integration/rpath/wake_ahead
+	tests/integration/rpath/wake_ahead tests/integration/kmp_affinity \
+	tests/integration/rpath/kmp_affinity
 check_PROGRAMS += $(INTEG_BINARIES)
 
 # One automake test per (test, route): the stubs exec run-routes.sh ROUTE TEST.
@@ -491,7 +506,7 @@ INTEG_TESTS = tests/integration/parallel_basics tests/integration/nested tests/i
 	tests/integration/env_bad_values tests/integration/thread_limit \
 	tests/integration/error_directive tests/integration/tasks tests/integration/target \
 	tests/integration/dlclose tests/integration/binding tests/integration/allocators \
-	tests/integration/affinity_format tests/integration/wake_ahead
+	tests/integration/affinity_format tests/integration/wake_ahead tests/integration/kmp_affinity
 INTEG_ROUTE_TESTS = $(INTEG_TESTS:=.preload) $(INTEG_TESTS:=.ldpath) $(INTEG_TESTS:=.rpath)
 ABI_TESTS = tests/abi/check-symbols
 check_SCRIPTS += $(INTEG_ROUTE_TESTS) $(ABI_TESTS)

@@ -22,7 +22,7 @@ threadprivate flush_handoff root_threads exit_user_threads fork oversub wait_pol
 env_bad_values thread_limit error_directive tasks target allocators affinity_format dlclose binding
 harden stress memcheck"
 ALL_TESTS="$ALL_TESTS heap_churn loop_order profile profile_edges profile_files many_cores"
-ALL_TESTS="$ALL_TESTS seccomp_affinity task_locks wake_ahead"
+ALL_TESTS="$ALL_TESTS seccomp_affinity task_locks wake_ahead kmp_affinity"
 
 builddir=
 while [ $# -gt 0 ]; do
@@ -218,6 +218,67 @@ case_mask_kept() {
     cases_run=$((cases_run + 1))
     echo "$got" > "$CASE_OUT"
     if [ "$got" = "$want" ]; then case_pass; else case_fail "the mask changed, expected '$want'"; fi
+}
+
+# LLVM's KMP_AFFINITY and KMP_HW_SUBSET (affinity/kmp_env.c), checked from inside each thread
+# (tests/integration/kmp_affinity.c says how) on a machine of exactly two CPUs, 0 and 1; the
+# guests (tests/vm/guest-checks.sh, group kmp) check them on 16 CPUs in 2 sockets and 4 nodes.
+t_kmp_affinity() {
+    if ! lite_route; then
+        case_skip "kmp_affinity: the stock libgomp does not read KMP_AFFINITY"
+        return
+    fi
+    local cpus
+    cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //')
+    if [ "$cpus" != "0,1" ] && [ "$cpus" != "0-1" ]; then
+        case_skip "kmp_affinity: needs a mask of exactly CPUs 0 and 1 (here '$cpus')"
+        return
+    fi
+    # compact at the default granularity, core: one place per CPU, its core (two places that are
+    # one core's where the two CPUs are one core's threads).
+    local core0='{0},{1}'
+    case $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null) in
+        0-1|0,1) core0='{0:2},{0:2}' ;;
+    esac
+    local expect="KMP_EXPECT_BIND=close KMP_EXPECT_THREADS=2"
+    case_ok KMP_AFFINITY=compact KMP_EXPECT_PLACES="$core0" $expect kmp_affinity
+    case_ok KMP_AFFINITY=granularity=fine,compact KMP_EXPECT_PLACES='{0},{1}' $expect kmp_affinity
+    case_ok KMP_AFFINITY=granularity=fine,compact,0,1 KMP_EXPECT_PLACES='{1},{0}' $expect \
+        kmp_affinity
+    case_ok KMP_AFFINITY=granularity=fine,scatter KMP_EXPECT_PLACES='{0},{1}' $expect kmp_affinity
+    case_ok 'KMP_AFFINITY=explicit,proclist=[1,0]' KMP_EXPECT_PLACES='{1},{0}' $expect kmp_affinity
+    case_ok 'KMP_AFFINITY=proclist=[{0,1}]' KMP_EXPECT_PLACES='{0:2}' $expect kmp_affinity 2
+    case_ok KMP_AFFINITY=granularity=fine,balanced KMP_EXPECT_PLACES='{0},{1}' \
+        KMP_EXPECT_BIND=spread kmp_affinity 2 3
+    # Not bound: disabled, none; a team of 4 too.
+    case_ok KMP_AFFINITY=disabled KMP_EXPECT_PLACES= KMP_EXPECT_BIND=false KMP_EXPECT_THREADS=2 \
+        kmp_affinity 4
+    case_ok KMP_AFFINITY=none KMP_EXPECT_PLACES= KMP_EXPECT_BIND=false kmp_affinity
+    # verbose: one line with the result; with none, that nothing is bound.
+    case_exits 0 "libomp-lite: KMP_AFFINITY: 2 CPUs, bind close, places {1},{0}" \
+        'KMP_AFFINITY=verbose,explicit,proclist=[1,0]' kmp_affinity 4
+    case_exits 0 "libomp-lite: KMP_AFFINITY: 2 CPUs, threads are not bound" \
+        KMP_AFFINITY=verbose,none kmp_affinity
+    # KMP_HW_SUBSET: the kept CPUs are the process's, the default team follows them.
+    case_ok KMP_HW_SUBSET=1c KMP_EXPECT_PLACES='{0}' KMP_EXPECT_BIND=true KMP_EXPECT_THREADS=1 \
+        kmp_affinity
+    case_ok KMP_HW_SUBSET=1c@1 KMP_EXPECT_PLACES='{1}' KMP_EXPECT_THREADS=1 kmp_affinity 3
+    case_ok KMP_HW_SUBSET=1s KMP_EXPECT_THREADS=2 kmp_affinity
+    case_ok KMP_HW_SUBSET=1c OMP_NUM_THREADS=2 KMP_EXPECT_THREADS=2 kmp_affinity
+    case_ok KMP_HW_SUBSET=1c KMP_AFFINITY=none KMP_EXPECT_PLACES= KMP_EXPECT_THREADS=1 kmp_affinity
+    # The standard variables win over a KMP_AFFINITY type, with one warning.
+    case_exits 0 "libomp-lite: warning: KMP_AFFINITY='compact' names a type, and OMP_PROC_BIND is set: OMP_PROC_BIND decides the binding (the standard variables win in libomp-lite)" \
+        OMP_PROC_BIND=spread KMP_AFFINITY=compact KMP_EXPECT_BIND=spread kmp_affinity
+    case_exits 0 "libomp-lite: warning: KMP_AFFINITY='scatter' names a type, and OMP_PLACES is set: OMP_PLACES decides the binding (the standard variables win in libomp-lite)" \
+        OMP_PLACES='{1},{0}' KMP_AFFINITY=scatter KMP_EXPECT_PLACES='{1},{0}' KMP_EXPECT_BIND=true \
+        kmp_affinity
+    # Bad values: one warning, never a stop.
+    case_exits 0 "libomp-lite: warning: KMP_AFFINITY='bogus': 'bogus' is not a type (none, compact, scatter, balanced, explicit, disabled) or modifier that libomp-lite knows; ignored" \
+        KMP_AFFINITY=bogus KMP_EXPECT_PLACES= KMP_EXPECT_BIND=false kmp_affinity
+    case_exits 0 "libomp-lite: warning: KMP_HW_SUBSET='9c' is ignored: it asks for more cores than the machine has (2 per socket)" \
+        KMP_HW_SUBSET=9c KMP_EXPECT_PLACES= KMP_EXPECT_THREADS=2 kmp_affinity
+    case_exits 0 "libomp-lite: warning: KMP_HW_SUBSET='1c' is ignored: KMP_AFFINITY=disabled" \
+        KMP_HW_SUBSET=1c KMP_AFFINITY=disabled KMP_EXPECT_THREADS=2 kmp_affinity
 }
 
 # Binding, checked from inside each thread (tests/integration/binding.c says how). The CPUs named
