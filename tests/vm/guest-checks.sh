@@ -78,6 +78,25 @@ if want many; then
     check "many-reduction" env OMP_PROC_BIND=spread OMP_PLACES=cores /t/reduction 5 $ncpu
     check "many-single" /t/single 5 $ncpu
 fi
+# LLVM's KMP_AFFINITY and KMP_HW_SUBSET on the real topology (affinity/kmp_env.c; /t/kmp_affinity
+# checks each thread's place and mask): compact over cores puts thread k on core k; scatter
+# over 2 sockets x 2 nodes x 4 cores takes one core of each node first (core, node, socket
+# order); 1s keeps the first socket's CPUs, and the default team follows.
+if want kmp; then
+    ones() { i=$1; l=""; while [ "$i" -lt "$2" ]; do l="$l${l:+,}{$i}"; i=$((i + 1)); done; echo "$l"; }
+    check "kmp-compact" env KMP_AFFINITY=granularity=core,compact KMP_EXPECT_PLACES="$(ones 0 $ncpu)" \
+        KMP_EXPECT_BIND=close KMP_EXPECT_THREADS=$ncpu /t/kmp_affinity $ncpu
+    if [ "$ncpu" = 16 ] && [ "$nnodes" = 4 ] && [ "$npkg" = 2 ]; then
+        check "kmp-scatter" env KMP_AFFINITY=scatter KMP_EXPECT_BIND=close \
+            KMP_EXPECT_PLACES="{0},{8},{4},{12},{1},{9},{5},{13},{2},{10},{6},{14},{3},{11},{7},{15}" \
+            /t/kmp_affinity 4
+        check "kmp-subset-node" env KMP_HW_SUBSET=1s,1n@1 KMP_EXPECT_PLACES="{4},{5},{6},{7}" \
+            KMP_EXPECT_THREADS=4 /t/kmp_affinity
+    fi
+    per=$((ncpu / npkg))
+    check "kmp-subset-socket" env KMP_HW_SUBSET=1s KMP_EXPECT_PLACES="$(ones 0 $per)" \
+        KMP_EXPECT_BIND=true KMP_EXPECT_THREADS=$per /t/kmp_affinity
+fi
 # Placement: each worker's stack top and TLS on the node of its CPU; the other runtimes' rows
 # for the table (not checked); the allocator partition trait where there are several nodes.
 if want placement && [ "$nnodes" -gt 1 ]; then

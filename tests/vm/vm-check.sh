@@ -38,7 +38,7 @@ ldd "$busybox" > /dev/null 2>&1 && skip "$busybox is not static (.ci/install-dep
 command -v cpio > /dev/null || skip "cpio is not installed"
 lib=$builddir/.libs/libomp-lite.so.0
 progs="tests/integration/binding tests/integration/barrier tests/integration/reduction
-tests/integration/single tests/vm/placement"
+tests/integration/single tests/vm/placement tests/integration/kmp_affinity"
 for p in $lib $progs; do
     case $p in /*) f=$p ;; *) f=$builddir/$p ;; esac
     [ -x "$f" ] || [ -r "$f" ] || skip "$f is not built"
@@ -92,7 +92,7 @@ boot() {
     # others. All three took 35 + 63 + 34 s here; on this 2-CPU host loaded by other builds the
     # 64-CPU boot alone once took 5 minutes, hence the budget below.
     case $shape in
-        numa16) smp=16,sockets=2,cores=8,threads=1; min=95; set=places,bind,display,many,placement
+        numa16) smp=16,sockets=2,cores=8,threads=1; min=95; set=places,bind,display,many,placement,kmp
                 for i in 0 1 2 3; do
                     numa="$numa -object memory-backend-ram,id=m$i,size=256M"
                     numa="$numa -numa node,nodeid=$i,cpus=$((i * 4))-$((i * 4 + 3)),memdev=m$i"
