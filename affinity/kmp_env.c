@@ -45,6 +45,27 @@
 #include <string.h>
 #include <strings.h>
 
+/* ---------------------------------------------------------------- warnings */
+
+/* At most this many warnings about the parts of one value, then one line saying there are more:
+   "compact,compact,..." 500 times is one mistake, not 500 lines. Each value is read once per
+   process (the unit tests read many, one after another). */
+#define PART_WARNINGS_MAX 4
+static unsigned part_warnings;
+
+static bool part_warning_allowed(const char *name, const char *value)
+{
+  if (++part_warnings == PART_WARNINGS_MAX + 1)
+    lite_warn("%s='%.200s': more parts that cannot be used; not listed", name, value);
+  return part_warnings <= PART_WARNINGS_MAX;
+}
+/* lite_warn within that budget; `value` is the variable's value where it is used. */
+#define PART_WARN(name, ...)                                                                  \
+  do {                                                                                        \
+    if (part_warning_allowed(name, value))                                                    \
+      lite_warn(__VA_ARGS__);                                                                 \
+  } while (0)
+
 /* ---------------------------------------------------------------- topology levels */
 
 /* Finest last; MACHINE is every CPU's parent at the top. */
@@ -262,7 +283,8 @@ static void read_part(const char *value, const char *tok, struct lite_kmp_affini
     return;
   if (modifier(tok, "norespect", "", &flag) || modifier(tok, "reset", "", &flag)) {
     if (a->warnings)
-      lite_warn("KMP_AFFINITY='%.200s': '%s' has no equivalent in libomp-lite (threads always "
+      PART_WARN("KMP_AFFINITY",
+                "KMP_AFFINITY='%.200s': '%s' has no equivalent in libomp-lite (threads always "
                 "stay inside the process's CPUs, and keep their places); ignored",
                 value, tok);
     return;
@@ -275,7 +297,8 @@ static void read_part(const char *value, const char *tok, struct lite_kmp_affini
         return;
       }
     a->gran = LITE_KMP_GRAN_CORE;
-    lite_warn("KMP_AFFINITY='%.200s': granularity '%s' has no equivalent in libomp-lite; using "
+    PART_WARN("KMP_AFFINITY",
+              "KMP_AFFINITY='%.200s': granularity '%s' has no equivalent in libomp-lite; using "
               "core", value, eq + 1);
     return;
   }
@@ -288,7 +311,8 @@ static void read_part(const char *value, const char *tok, struct lite_kmp_affini
       free(inner);
     }
     if (places == NULL) {
-      lite_warn("KMP_AFFINITY='%.200s': '%.200s' is not a proclist=[n,a-b,{n,..},..]; ignored",
+      PART_WARN("KMP_AFFINITY",
+                "KMP_AFFINITY='%.200s': '%.200s' is not a proclist=[n,a-b,{n,..},..]; ignored",
                 value, tok);
       return;
     }
@@ -299,25 +323,29 @@ static void read_part(const char *value, const char *tok, struct lite_kmp_affini
   for (size_t k = 0; k < sizeof type_names / sizeof type_names[0]; k++)
     if (strcasecmp(tok, type_names[k].name) == 0) {
       if (a->type != LITE_KMP_UNSET)
-        lite_warn("KMP_AFFINITY='%.200s': a second type '%s'; the last one counts", value, tok);
+        PART_WARN("KMP_AFFINITY",
+                  "KMP_AFFINITY='%.200s': a second type '%s'; the last one counts", value, tok);
       a->type = type_names[k].type;
       *numbers = 0;
       return;
     }
   if (small_number(tok, &n)) {
     if (a->type != LITE_KMP_COMPACT && a->type != LITE_KMP_SCATTER)
-      lite_warn("KMP_AFFINITY='%.200s': '%s': permute and offset follow compact or scatter only; "
+      PART_WARN("KMP_AFFINITY",
+                "KMP_AFFINITY='%.200s': '%s': permute and offset follow compact or scatter only; "
                 "ignored", value, tok);
     else if (*numbers == 0)
       a->permute = n, (*numbers)++;
     else if (*numbers == 1)
       a->offset = n, (*numbers)++;
     else
-      lite_warn("KMP_AFFINITY='%.200s': '%s': more than a permute and an offset; ignored", value,
+      PART_WARN("KMP_AFFINITY",
+                "KMP_AFFINITY='%.200s': '%s': more than a permute and an offset; ignored", value,
                 tok);
     return;
   }
-  lite_warn("KMP_AFFINITY='%.200s': '%.200s' is not a type (none, compact, scatter, balanced, "
+  PART_WARN("KMP_AFFINITY",
+            "KMP_AFFINITY='%.200s': '%.200s' is not a type (none, compact, scatter, balanced, "
             "explicit, disabled) or modifier that libomp-lite knows; ignored",
             value, tok);
 }
@@ -326,6 +354,7 @@ void lite_kmp_affinity_parse(const char *value, struct lite_kmp_affinity *out)
 {
   memset(out, 0, sizeof *out);
   out->warnings = true;
+  part_warnings = 0;
   if (value == NULL)
     return;
   /* nowarnings applies to the whole value, wherever it is written. */
@@ -603,7 +632,8 @@ static bool subset_item(const char *value, const char *tok, struct subset_item *
     if (strlen(subset_levels[k].name) == len && strncasecmp(p, subset_levels[k].name, len) == 0) {
       it->level = subset_levels[k].level;
       if (it->level == L_MACHINE) {
-        lite_warn("KMP_HW_SUBSET='%.200s': '%s': libomp-lite does not see that level; left out",
+        PART_WARN("KMP_HW_SUBSET",
+                  "KMP_HW_SUBSET='%.200s': '%s': libomp-lite does not see that level; left out",
                   value, tok);
         return *rest == '\0' || *rest == ':';
       }
@@ -612,7 +642,8 @@ static bool subset_item(const char *value, const char *tok, struct subset_item *
   if (len == 0 || (it->level == L_MACHINE))
     return false;
   if (*rest == ':') {
-    lite_warn("KMP_HW_SUBSET='%.200s': '%s': core attributes have no equivalent in libomp-lite; "
+    PART_WARN("KMP_HW_SUBSET",
+              "KMP_HW_SUBSET='%.200s': '%s': core attributes have no equivalent in libomp-lite; "
               "left out", value, tok);
     it->level = L_MACHINE;
     return true;
@@ -620,7 +651,8 @@ static bool subset_item(const char *value, const char *tok, struct subset_item *
   if (*rest != '\0')
     return false;
   if (!level_present(t, it->level)) {
-    lite_warn("KMP_HW_SUBSET='%.200s': '%s': this machine has no %s level; left out", value, tok,
+    PART_WARN("KMP_HW_SUBSET",
+              "KMP_HW_SUBSET='%.200s': '%s': this machine has no %s level; left out", value, tok,
               level_names[it->level]);
     it->level = L_MACHINE;
   }
@@ -633,6 +665,7 @@ unsigned lite_kmp_hw_subset(const char *value, const struct lite_topo *t, int *k
   bool named[L_THREAD + 1] = {false};
   unsigned nitems = 0, nkeep = 0;
   const char *why = NULL;
+  part_warnings = 0;
   char text[160];
   const char *start = value;
   for (const char *p = value; why == NULL; p++) {

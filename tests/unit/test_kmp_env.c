@@ -174,6 +174,9 @@ START_TEST(test_parse_bad)
   ck_assert_uint_eq(a.offset, 2);
   parse("explicit,1,proclist=[0]", &a, 1);
   lite_kmp_affinity_free(&a);
+  /* Many bad parts: four warnings, then one line saying there are more. */
+  parse("compact,compact,compact,compact,compact,compact,compact", &a, 5);
+  ck_assert_int_eq(a.type, LITE_KMP_COMPACT);
   parse("compact,scatter", &a, 1);
   ck_assert_int_eq(a.type, LITE_KMP_SCATTER);
   parse("compact,99999999999", &a, 1);
@@ -273,6 +276,7 @@ START_TEST(test_subset_smt)
   expect_subset("c@3", "6,7,14,15", 0);
   /* Levels this machine or libomp-lite lacks: one warning each, left out. */
   expect_subset("1d,1c", "0,1,8,9", 1);
+  expect_subset("1d,1d,1d,1d,1d,1d,1c", "0,1,8,9", 5);
   expect_subset("2s,1l3", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", 1);
   expect_subset("1c:intel_atom,1s", "0,1,2,3,4,5,6,7", 1);
   /* Ignored whole, with one warning: too many, twice, unreadable, zero. */
