@@ -74,12 +74,92 @@ want places && for name in threads cores ll_caches numa_domains sockets; do
                    else echo "VMINFO count-$name not checked: the kernel reports no L3"; fi ;;
     esac
 done
+# set_of A B: CPUs A..B as OMP_DISPLAY_ENV writes a place: {A:n} from 3 CPUs on.
+set_of() {
+    if [ $(($2 - $1)) -ge 2 ]; then echo "{$1:$(($2 - $1 + 1))}"
+    elif [ "$2" -gt "$1" ]; then echo "{$1,$2}"
+    else echo "{$1}"; fi
+}
+# places_of LEVEL LO HI: the places of cores or numa_domains inside CPUs LO..HI, one a word
+# (the guest's cores have one thread, its nodes' cpulists are single ranges).
+places_of() {
+    local c i a b
+    if [ "$1" = cores ]; then
+        for c in $(seq "$2" "$3"); do echo "{$c}"; done
+        return
+    fi
+    i=0
+    while [ -d /sys/devices/system/node/node$i ]; do
+        b=$(cat /sys/devices/system/node/node$i/cpulist)
+        a=${b%-*} b=${b#*-}
+        [ "$a" -lt "$2" ] && a=$2
+        [ "$b" -gt "$3" ] && b=$3
+        [ "$a" -le "$b" ] && set_of "$a" "$b"
+        i=$((i + 1))
+    done
+}
+# members POLICY T PLACE...: each member's place in a team of T, the primary thread on the first
+# place of the whole list (OpenMP 5.2 section 10.1.3): primary all on it; T > P blocks of T/P
+# consecutive members, the first T mod P places one more; close member k on place k; spread
+# runs of P/T places, the first P mod T one longer, member k on the first place of run k.
+members() {
+    local policy=$1 t=$2 k=0 out="" i at here p
+    shift 2
+    while [ $k -lt "$t" ]; do
+        if [ "$policy" = primary ]; then
+            i=0
+        elif [ "$t" -gt $# ]; then
+            i=0 at=0
+            while :; do
+                here=$((t / $# + (i < t % $# ? 1 : 0)))
+                [ $k -lt $((at + here)) ] && break
+                at=$((at + here)) i=$((i + 1))
+            done
+        elif [ "$policy" = spread ]; then
+            i=$((k * ($# / t) + (k < $# % t ? k : $# % t)))
+        else
+            i=$k
+        fi
+        eval p=\${$((i + 1))}
+        out="$out${out:+,}$p"
+        k=$((k + 1))
+    done
+    echo "$out"
+}
+# bind_kinds TAG LO HI POLICY...: /t/binding with each policy, teams of 16 and 4 in one run,
+# over cores and nodes, in a process whose CPUs are LO..HI (the shell's own mask, which the
+# programs inherit). About 1.3 s a run under TCG.
+bind_kinds() {
+    local tag=$1 lo=$2 hi=$3 level places list bind policy want
+    shift 3
+    for level in cores numa_domains; do
+        places=$(places_of $level $lo $hi)
+        list=$(echo $places | tr ' ' ,)
+        echo "VMINFO bind${tag:+ $tag} $level: $list"
+        for bind in "$@"; do
+            policy=$bind
+            [ "$bind" = true ] && policy=close  # libomp-lite places true as close
+            want="$(members $policy 16 $places);$(members $policy 4 $places)"
+            check "bind-$bind-$level${tag:+-$tag}" env OMP_PLACES=$level OMP_PROC_BIND=$bind \
+                BINDING_PLACES="$list" BINDING_MEMBERS="$want" /t/binding 16 4
+            grep '^binding: members' /tmp/out | sed 's/^/VMINFO   /'
+        done
+    done
+}
 # Binding policies over cores, and inside a taskset subset.
 if want bind; then
-    for bind in close spread primary; do
-        check "bind-$bind" env OMP_PLACES=cores OMP_PROC_BIND=$bind /t/binding 4 $ncpu
-    done
-    check "bind-taskset" env OMP_PLACES=cores OMP_PROC_BIND=spread /t/binding --mask 2-5 2 4
+    # binding --mask (the program sets its own mask and restarts) inside a mask of 4 CPUs.
+    check "bind-mask" env OMP_PLACES=cores OMP_PROC_BIND=spread /t/binding --mask 2-5 2 4
+    # Each member's mask against the place the OpenMP 5.2 rules give it, worked out here from
+    # /sys rather than from the runtime's own list (BINDING_MEMBERS): close, spread, primary and
+    # true, 16 threads and 4, over cores and numa_domains, on the whole machine and inside two
+    # taskset masks (one whole nodes, one cutting nodes).
+    bind_kinds "" 0 $((ncpu - 1)) close spread primary true
+    lo=$((ncpu / 4)) hi=$((ncpu * 3 / 4 - 1))
+    taskset -p -c $lo-$hi $$ > /dev/null && bind_kinds "taskset-$lo-$hi" $lo $hi close spread primary
+    lo=$((ncpu / 8)) hi=$((ncpu / 8 + ncpu / 2 - 1))
+    taskset -p -c $lo-$hi $$ > /dev/null && bind_kinds "taskset-$lo-$hi" $lo $hi close spread primary
+    taskset -p -c 0-$((ncpu - 1)) $$ > /dev/null
 fi
 # OMP_DISPLAY_AFFINITY: a line per member of a team of ncpu.
 if want display; then
