@@ -79,6 +79,10 @@ struct lite_tree {
 bool lite_tree_build(struct lite_tree *tree, const struct lite_topo *t, const int *cpus,
                      unsigned n, unsigned fanin);
 void lite_tree_free(struct lite_tree *tree);
+/* The tree as OMPLITE_BARRIER_TREE shows it: "N members, depth D:" then "child>parent" for
+   every member but 0, as in "4 members, depth 1: 1>0 2>0 3>0". Into buf (NUL-terminated when
+   size > 0, truncated if need be); returns the length the whole text needs, as snprintf. */
+size_t lite_tree_format(const struct lite_tree *tree, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- places.c */
 

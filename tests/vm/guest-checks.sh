@@ -5,7 +5,7 @@
 # decisions and placement, not speed. Programs are in /t, libomp-lite in /omp-lite (the proof
 # in lite_check.h wants "omp-lite" in its path), LLVM's runtime in /llvm.
 # Environment from the kernel command line: VM_SHAPE (a name), VM_SET (the groups of checks to
-# run, comma-separated: places bind display many placement), VM_PLACE_MIN (the share of a
+# run, comma-separated: places bind display many tree placement), VM_PLACE_MIN (the share of a
 # member's pages that must be on its node under libomp-lite, or empty: not checked), VM_COMPARE
 # (1: also print the placement rows of libgomp, LLVM's runtime and /before's libomp-lite).
 LITE=/omp-lite/libomp-lite.so.0
@@ -171,6 +171,48 @@ if want many; then
     check "many-barrier" env OMP_PROC_BIND=spread OMP_PLACES=cores /t/barrier 5 $ncpu
     check "many-reduction" env OMP_PROC_BIND=spread OMP_PLACES=cores /t/reduction 5 $ncpu
     check "many-single" /t/single 5 $ncpu
+fi
+# The barrier tree against the machine: OMP_DISPLAY_ENV=verbose's OMPLITE_BARRIER_TREE (each
+# member's parent) for a team of every CPU bound close over cores, member k on CPU k, checked
+# as tests/unit/test_tree checks synthetic ones: for every package, node and L3 the kernel
+# reports, exactly one member has its parent outside it, none for the one that holds member 0
+# (so each group's lines cross its boundary once per barrier, by its leader).
+# group_of LEVEL CPU: the kernel's name for the package, node or L3 that holds CPU.
+group_of() {
+    local d
+    case $1 in
+        package) cat /sys/devices/system/cpu/cpu$2/topology/physical_package_id ;;
+        node) ls -d /sys/devices/system/cpu/cpu$2/node[0-9]* | sed 's/.*node//' ;;
+        l3) for d in /sys/devices/system/cpu/cpu$2/cache/index[0-9]*; do
+                [ "$(cat "$d/level" 2>/dev/null)" = 3 ] && cat "$d/shared_cpu_list"
+            done ;;
+    esac
+}
+# tree_entries LEVEL LINE: "ok", or each group of LEVEL entered other than once (LINE: the
+# tree's "child>parent" words).
+tree_entries() {
+    local c
+    {
+        for c in $(seq 0 $((ncpu - 1))); do echo "g $c $(group_of "$1" $c)"; done
+        echo "$2" | tr ' ' '\n' | grep '^[0-9]*>[0-9]*$' | sed 's/^/e /; s/>/ /'
+    } | awk '$1 == "g" { grp[$2] = $3 }
+             $1 == "e" && grp[$2] != grp[$3] { entered[grp[$2]]++ }
+             END { bad = ""
+                   for (c in grp) {
+                       g = grp[c]; if (seen[g]++) continue
+                       want = g == grp[0] ? 0 : 1
+                       if (entered[g] + 0 != want) bad = bad " " g ":" entered[g] + 0
+                   }
+                   print (bad == "" ? "ok" : "entered" bad) }'
+}
+if want tree; then
+    check "tree-display" env OMP_DISPLAY_ENV=verbose OMP_PLACES=cores OMP_PROC_BIND=close \
+        /t/barrier 2 $ncpu
+    line=$(lite_env OMPLITE_BARRIER_TREE)
+    echo "VMINFO tree: $(echo "$line" | cut -c1-240)"
+    for level in package node l3; do
+        expect "tree-$level" ok "$(tree_entries $level "$line")"
+    done
 fi
 # Placement: each worker's stack top and TLS on the node of its CPU; the other runtimes' rows
 # for the table (not checked); the allocator partition trait where there are several nodes.
