@@ -222,6 +222,16 @@ struct lite_home_ops {
 extern struct lite_home_ops lite_home_ops;
 void lite_home_forget(void);
 
+/* ---------------------------------------------------------------- home_debug.c */
+
+/* Test-only, exported at OMPLITE_DEBUG_1 (tests/vm/placement.c): the calling member's homed
+   blocks, in this order: its slot's words (arrival, done, go, bell), its slot's loop ranges,
+   its thread state, its task queue (NULL and size 0 until the member made a task, and for
+   member 0, whose queue is the pool's). Fills addrs[0..3] and sizes[0..3] and returns 4; 0
+   (nothing written) outside a parallel region of two or more threads, or with max < 4. */
+#define LITE_DEBUG_MEMBER_BLOCKS 4
+LITE_EXPORT int omplite_debug_member_state(void **addrs, size_t *sizes, int max);
+
 /* ---------------------------------------------------------------- memory.c (libnuma) */
 
 /* The placement and pinning of allocators' blocks (OpenMP 5.2 section 6.2, the traits partition
