@@ -81,6 +81,10 @@ struct lite_tree {
 bool lite_tree_build(struct lite_tree *tree, const struct lite_topo *t, const int *cpus,
                      unsigned n, unsigned fanin);
 void lite_tree_free(struct lite_tree *tree);
+/* The tree as OMPLITE_BARRIER_TREE shows it: "N members, depth D:" then "child>parent" for
+   every member but 0, as in "4 members, depth 1: 1>0 2>0 3>0". Into buf (NUL-terminated when
+   size > 0, truncated if need be); returns the length the whole text needs, as snprintf. */
+size_t lite_tree_format(const struct lite_tree *tree, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- places.c */
 
@@ -266,6 +270,16 @@ struct lite_home_ops {
 };
 extern struct lite_home_ops lite_home_ops;
 void lite_home_forget(void);
+
+/* ---------------------------------------------------------------- home_debug.c */
+
+/* Test-only, exported at OMPLITE_DEBUG_1 (tests/vm/placement.c): the calling member's homed
+   blocks, in this order: its slot's words (arrival, done, go, bell), its slot's loop ranges,
+   its thread state, its task queue (NULL and size 0 until the member made a task, and for
+   member 0, whose queue is the pool's). Fills addrs[0..3] and sizes[0..3] and returns 4; 0
+   (nothing written) outside a parallel region of two or more threads, or with max < 4. */
+#define LITE_DEBUG_MEMBER_BLOCKS 4
+LITE_EXPORT int omplite_debug_member_state(void **addrs, size_t *sizes, int max);
 
 /* ---------------------------------------------------------------- memory.c (libnuma) */
 

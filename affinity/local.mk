@@ -12,4 +12,5 @@ libomp_lite_internal_la_SOURCES += \
 	affinity/place_api.c \
 	affinity/format.c \
 	affinity/memory.c \
-	affinity/home.c
+	affinity/home.c \
+	affinity/home_debug.c

@@ -18,6 +18,7 @@
    wait is its slowest child's, not their sum. See docs/architecture.md, "Many cores". */
 #include "affinity/affinity.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,4 +162,22 @@ void lite_tree_free(struct lite_tree *tree)
   free(tree->first);
   free(tree->kids);
   memset(tree, 0, sizeof *tree);
+}
+
+/* snprintf at buf + *len, counting what does not fit, as snprintf's result does. */
+static void append(char *buf, size_t size, size_t *len, const char *fmt, unsigned a, unsigned b)
+{
+  int k = snprintf(*len < size ? buf + *len : NULL, *len < size ? size - *len : 0, fmt, a, b);
+  *len += k > 0 ? (size_t)k : 0;
+}
+
+size_t lite_tree_format(const struct lite_tree *tree, char *buf, size_t size)
+{
+  size_t len = 0;
+  if (size > 0)
+    buf[0] = '\0';
+  append(buf, size, &len, "%u members, depth %u:", tree->n, tree->depth);
+  for (unsigned i = 1; i < tree->n; i++)
+    append(buf, size, &len, " %u>%u", i, tree->parent[i]);
+  return len;
 }

@@ -26,6 +26,7 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Children per member at each level of the topology (affinity/tree.c). */
@@ -47,6 +48,15 @@ static bool spans_l3s(const struct lite_topo *t, const int *cpus, unsigned n)
   return false;
 }
 
+/* Builds the tree of members on CPUs cpus[0..n) into *tree; *wide: they span several L3s. */
+static bool build_on(struct lite_tree *tree, bool *wide, const int *cpus, unsigned n)
+{
+  const struct lite_topo *t = lite_bind_topology();
+  bool ok = lite_tree_build(tree, t, cpus, n, TREE_FANIN);
+  *wide = ok && spans_l3s(t, cpus, n);
+  return ok;
+}
+
 static bool build(struct lite_pool *pool, unsigned n)
 {
   int *cpus = malloc(n * sizeof *cpus);
@@ -58,17 +68,24 @@ static bool build(struct lite_pool *pool, unsigned n)
     else
       cpus[i] = atomic_load_explicit(&pool->slots[i]->cpu, memory_order_relaxed);
   }
-  const struct lite_topo *t = lite_bind_topology();
-  bool ok = lite_tree_build(&pool->tree, t, cpus, n, TREE_FANIN);
-  pool->tree_wide = ok && spans_l3s(t, cpus, n);
+  bool ok = build_on(&pool->tree, &pool->tree_wide, cpus, n);
   free(cpus);
   return ok;
 }
 
+/* Whether a team of n may have a tree at all, and, built, whether it takes it. */
+static bool tree_allowed(unsigned n)
+{
+  return lite_env.barrier == LITE_BARRIER_TREE || (n <= lite_env.ncpus && !lite_env.cancellation);
+}
+static bool tree_taken(unsigned n, bool wide)
+{
+  return lite_env.barrier == LITE_BARRIER_TREE || wide || n > TREE_FLAT_MAX;
+}
+
 const struct lite_tree *lite_tree_for_team(struct lite_pool *pool, unsigned n)
 {
-  bool forced = lite_env.barrier == LITE_BARRIER_TREE;
-  if (!forced && (n > lite_env.ncpus || lite_env.cancellation))
+  if (!tree_allowed(n))
     return NULL;
   uint64_t now = 0;
   bool fresh = pool->tree_n == n &&
@@ -82,9 +99,40 @@ const struct lite_tree *lite_tree_for_team(struct lite_pool *pool, unsigned n)
     pool->tree_bind_gen = pool->bind_gen;
     pool->tree_until_ns = (now != 0 ? now : lite_now_ns()) + TREE_REFRESH_NS;
   }
-  if (forced || pool->tree_wide || n > TREE_FLAT_MAX)
-    return &pool->tree;
-  return NULL;
+  return tree_taken(n, pool->tree_wide) ? &pool->tree : NULL;
+}
+
+/* The initial thread's first team of nthreads-var, as lite_bind_team_slow places it (bind-var,
+   or true, from place 0 over every place) and lite_tree_pick then chooses, through the same
+   builder: what the barrier of `#pragma omp parallel` at the program's start will use. */
+size_t lite_tree_describe(char *buf, size_t size)
+{
+  unsigned n = lite_env.icv.nthreads < lite_env.icv.thread_limit ? lite_env.icv.nthreads
+                                                                  : lite_env.icv.thread_limit;
+  if (n <= 2 || lite_env.barrier == LITE_BARRIER_FLAT || !tree_allowed(n))
+    return (size_t)snprintf(buf, size, "flat");
+  if (!lite_binding.on)
+    return (size_t)snprintf(buf, size, "unbound: made at each fork from the members' CPUs");
+  omp_proc_bind_t bind = lite_env.icv.bind != omp_proc_bind_false ? lite_env.icv.bind
+                                                                 : omp_proc_bind_true;
+  struct lite_partition all = {0, lite_binding.places.n};
+  struct lite_member_place *assign = malloc(n * sizeof *assign);
+  int *cpus = malloc(n * sizeof *cpus);
+  struct lite_tree tree = {0};
+  bool wide = false, ok = assign != NULL && cpus != NULL;
+  if (ok) {
+    lite_partition_assign(bind, all, 0, n, assign);
+    for (unsigned i = 0; i < n; i++)
+      cpus[i] = lite_binding.places.places[assign[i].place].cpus[0];
+    ok = build_on(&tree, &wide, cpus, n);
+  }
+  size_t len = !ok                    ? (size_t)snprintf(buf, size, "out of memory")
+               : !tree_taken(n, wide) ? (size_t)snprintf(buf, size, "flat")
+                                      : lite_tree_format(&tree, buf, size);
+  lite_tree_free(&tree);
+  free(cpus);
+  free(assign);
+  return len;
 }
 
 /* Wakes slot's member if it sleeps on its bell. The caller's store of what it waits for comes

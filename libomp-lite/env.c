@@ -970,6 +970,19 @@ static void print_places(FILE *out)
   free(text);
 }
 
+/* The process's own block only: the barrier its first team of nthreads-var gets (barrier_tree.c),
+   for checking the tree against the machine (tests/vm). */
+static void print_barrier_tree(FILE *out)
+{
+  size_t len = lite_tree_describe(NULL, 0);
+  char *text = malloc(len + 1);
+  if (text == NULL)
+    return;
+  lite_tree_describe(text, len + 1);
+  fprintf(out, "  OMPLITE_BARRIER_TREE = '%s'\n", text);
+  free(text);
+}
+
 static void print_verbose(FILE *out, const struct lite_env *env)
 {
   fprintf(out, "  GOMP_CPU_AFFINITY = '%s'\n", env->cpu_affinity != NULL ? env->cpu_affinity : "");
@@ -1038,6 +1051,8 @@ void lite_env_print(FILE *out, const struct lite_env *env, bool verbose)
   fprintf(out, "  OMP_TARGET_OFFLOAD = '%s'\n", offload_names[env->target_offload]);
   if (verbose)
     print_verbose(out, env);
+  if (verbose && env == &lite_env)
+    print_barrier_tree(out);
   fputs("OPENMP DISPLAY ENVIRONMENT END\n", out);
   funlockfile(out);
 }

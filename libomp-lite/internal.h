@@ -1080,6 +1080,10 @@ static inline void lite_lines_barrier_end(unsigned nmembers) { (void)nmembers; }
 /* The leader of a new team of n: the tree its barriers and its join use (built or refreshed
    in pool->tree), or NULL for the flat ones. */
 const struct lite_tree *lite_tree_for_team(struct lite_pool *pool, unsigned n);
+/* OMP_DISPLAY_ENV=verbose's OMPLITE_BARRIER_TREE: the barrier the initial thread's first team of
+   nthreads-var gets with the binding in force, "flat", "unbound: ..." or the tree as
+   lite_tree_format writes it. After lite_bind_ready. Into buf as snprintf. */
+size_t lite_tree_describe(char *buf, size_t size);
 static inline const struct lite_tree *lite_tree_pick(struct lite_pool *pool, unsigned n)
 {
   if (lite_likely(n <= 2 || lite_env.barrier == LITE_BARRIER_FLAT))

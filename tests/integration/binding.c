@@ -11,6 +11,8 @@
    Environment read by the test (the case says what it expects):
      BINDING_EXPECT   bound (default when a binding variable is set) or unbound
      BINDING_PLACES   the place list expected, in OMP_DISPLAY_ENV's shape ("{0},{1}")
+     BINDING_MEMBERS  the mask of each member of a team of each size given, under the policy
+                      in force, in the same shape, the sizes separated by ';' ("{0},{1};{0}")
    Checked, for each team size given (default 2, 4, 16), for the proc_bind policy in force and
    for each of primary, close and spread as clauses:
      - every place lies inside the process's CPUs, and a bound thread's mask is its place;
@@ -62,6 +64,23 @@ static void parse_cpus(const char *s, cpu_set_t *set)
     }
 }
 
+/* Appends one set of CPUs (ascending) to buf at *at in OMP_DISPLAY_ENV's shape: a run of three
+   or more consecutive CPUs as {first:count}, else the numbers, as in "{0:4}" or "{0,4}". */
+static void format_ids(char *buf, size_t size, size_t *at, const int *ids, int n)
+{
+    int run = n >= 3;
+    for (int i = 1; i < n && run; i++)
+        run = ids[i] == ids[0] + i;
+    if (run) {
+        *at += (size_t)snprintf(buf + *at, size - *at, "{%d:%d}", ids[0], n);
+        return;
+    }
+    *at += (size_t)snprintf(buf + *at, size - *at, "{");
+    for (int i = 0; i < n; i++)
+        *at += (size_t)snprintf(buf + *at, size - *at, "%s%d", i ? "," : "", ids[i]);
+    *at += (size_t)snprintf(buf + *at, size - *at, "}");
+}
+
 /* The place list as OMP_DISPLAY_ENV shows it, for comparison with BINDING_PLACES. */
 static void format_places(char *buf, size_t size)
 {
@@ -70,19 +89,9 @@ static void format_places(char *buf, size_t size)
     for (int p = 0; p < omp_get_num_places(); p++) {
         int ids[CPU_SETSIZE], n = omp_get_place_num_procs(p);
         omp_get_place_proc_ids(p, ids);
-        at += (size_t)snprintf(buf + at, size - at, "%s{", p ? "," : "");
-        if (n >= 3) {
-            int run = 1;
-            for (int i = 1; i < n; i++)
-                run &= ids[i] == ids[0] + i;
-            if (run) {
-                at += (size_t)snprintf(buf + at, size - at, "%d:%d}", ids[0], n);
-                continue;
-            }
-        }
-        for (int i = 0; i < n; i++)
-            at += (size_t)snprintf(buf + at, size - at, "%s%d", i ? "," : "", ids[i]);
-        at += (size_t)snprintf(buf + at, size - at, "}");
+        if (p > 0)
+            at += (size_t)snprintf(buf + at, size - at, ",");
+        format_ids(buf, size, &at, ids, n);
     }
 }
 
@@ -214,6 +223,32 @@ static void check_team(int t, int clause, int policy)
     }
 }
 
+/* BINDING_MEMBERS: each member's mask in a team of t under the policy in force (no clause), as
+   the caller worked it out from the machine (tests/vm/guest-checks.sh from /sys): a check of the
+   places that does not start from the runtime's own list, as check_team's does. want: this
+   size's part of the variable, len characters. */
+static void check_members(int t, const char *want, size_t len)
+{
+    struct member m[MAX_T];
+    char got[8192];
+    size_t at = 0;
+    got[0] = '\0';
+    run_team(t, 0, m);
+    for (int k = 0; k < t && k < MAX_T; k++) {
+        int ids[CPU_SETSIZE], n = 0;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &m[k].mask))
+                ids[n++] = c;
+        if (k > 0)
+            at += (size_t)snprintf(got + at, sizeof got - at, ",");
+        format_ids(got, sizeof got, &at, ids, n);
+    }
+    if (strlen(got) != len || strncmp(got, want, len) != 0)
+        lite_fail("the members of a team of %d run on '%s', expected '%.*s'", t, got, (int)len,
+                  want);
+    printf("binding: members of %d: %s\n", t, got);
+}
+
 static void check_nested(int t)
 {
     int bad = 0;
@@ -303,7 +338,13 @@ int main(int argc, char **argv)
     int policy = omp_get_proc_bind();
     if (policy == omp_proc_bind_true || policy == omp_proc_bind_false)
         policy = omp_proc_bind_close; /* true: libomp-lite places as close */
+    const char *want_members = getenv("BINDING_MEMBERS");
     for (int i = 0; i < nsizes; i++) {
+        if (want_members != NULL) {
+            size_t len = strcspn(want_members, ";");
+            check_members(sizes[i], want_members, len);
+            want_members = want_members[len] == ';' ? want_members + len + 1 : NULL;
+        }
         check_team(sizes[i], 0, policy);
         check_team(sizes[i], omp_proc_bind_primary, omp_proc_bind_primary);
         check_team(sizes[i], omp_proc_bind_close, omp_proc_bind_close);

@@ -931,6 +931,9 @@ START_TEST(test_env_init_displays)
   out = capture_end(&c);
   ck_assert_ptr_nonnull(strstr(out, DISPLAY_HEAD));
   ck_assert_ptr_nonnull(strstr(out, "  OMPLITE_YIELD_US = '"));
+  /* The process's block, verbose, names its first team's barrier (barrier_tree.c): flat or
+     unbound here, as this machine's CPUs and the environment make it. */
+  ck_assert_ptr_nonnull(strstr(out, "  OMPLITE_BARRIER_TREE = '"));
   free(out);
 }
 END_TEST

@@ -18,6 +18,9 @@
 #define TWO_SOCKETS "pack:2 numa:2 l3:1 core:8 l2:1 pu:2"
 #define SIXTY_FOUR_CORES "pack:1 numa:1 l3:8 core:8 l2:1 pu:1"
 #define INTERLEAVED "pack:1 numa:1 core:4 pu:2(indexes=0,4,1,5,2,6,3,7)"
+/* The numa16 guest of tests/vm as its kernel shows it to hwloc (lstopo there): 2 packages of 2
+   L3 domains of 4 cores, each NUMA node a memory child of its L3, not a parent of it. */
+#define GUEST_NUMA16 "pack:2 l3:2 numa:1 l2:4 l1d:1 core:1 pu:1"
 /* The process may use only these CPUs of TWO_SOCKETS: cores 1, 2, 8, 20, 31. */
 static const int scattered[] = {3, 4, 17, 40, 41, 63};
 
@@ -30,6 +33,7 @@ static void load_topo(const char *desc, const int *allowed, unsigned nallowed)
 static void two_sockets(void) { load_topo(TWO_SOCKETS, NULL, 0); }
 static void sixty_four_cores(void) { load_topo(SIXTY_FOUR_CORES, NULL, 0); }
 static void interleaved(void) { load_topo(INTERLEAVED, NULL, 0); }
+static void guest_numa16(void) { load_topo(GUEST_NUMA16, NULL, 0); }
 static void scattered_mask(void) { load_topo(TWO_SOCKETS, scattered, 6); }
 static void free_topo(void) { lite_topo_free(&topo); }
 
@@ -170,6 +174,17 @@ START_TEST(test_abstract_interleaved)
   expect("sockets", "{0:8}");
   /* No cache in this description: ll_caches falls back to cores. */
   expect("ll_caches", "{0,4},{1,5},{2,6},{3,7}");
+}
+END_TEST
+
+START_TEST(test_abstract_guest_numa16)
+{
+  /* The guest's check once read {0:4} here: that was the stock libgomp's OMP_DISPLAY_ENV block,
+     printed first beside ours (its own ll_caches); ours has an L3 place per node. */
+  expect("ll_caches", "{0:4},{4:4},{8:4},{12:4}");
+  expect("numa_domains", "{0:4},{4:4},{8:4},{12:4}");
+  expect("sockets", "{0:8},{8:8}");
+  expect("ll_caches(3)", "{0:4},{4:4},{8:4}");
 }
 END_TEST
 
@@ -399,6 +414,10 @@ static Suite *places_suite(void)
   tcase_add_test(inter, test_abstract_interleaved);
   tcase_add_test(inter, test_default_is_cores);
   suite_add_tcase(s, inter);
+  TCase *guest = tcase_create("guest_numa16");
+  tcase_add_checked_fixture(guest, guest_numa16, free_topo);
+  tcase_add_test(guest, test_abstract_guest_numa16);
+  suite_add_tcase(s, guest);
   TCase *mask = tcase_create("scattered_mask");
   tcase_add_checked_fixture(mask, scattered_mask, free_topo);
   tcase_set_timeout(mask, 60);

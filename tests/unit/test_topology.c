@@ -30,6 +30,9 @@
 #define INTERLEAVED "pack:1 numa:1 core:4 pu:2(indexes=0,4,1,5,2,6,3,7)"
 /* 2 L2 caches each shared by 2 cores, no L3. */
 #define SHARED_L2 "pack:1 numa:1 l2:2 core:2 pu:1"
+/* tests/vm's numa16 guest: 2 packages of 2 L3 domains of 4 cores; each NUMA node hangs off its
+   L3 as a memory child (hwloc 2), so it is no ancestor of the PUs. */
+#define GUEST_NUMA16 "pack:2 l3:2 numa:1 l2:4 l1d:1 core:1 pu:1"
 
 static struct lite_topo load(const char *desc, const int *allowed, unsigned nallowed)
 {
@@ -76,6 +79,16 @@ START_TEST(test_sixty_four_cores_ids)
   ck_assert_uint_eq(t.ncpus, 64);
   for (int n = 0; n < 64; n++)
     check_cpu(&t, n, n, n, n / 8, 0, 0);
+  lite_topo_free(&t);
+}
+END_TEST
+
+START_TEST(test_guest_numa16_ids)
+{
+  struct lite_topo t = load(GUEST_NUMA16, NULL, 0);
+  ck_assert_uint_eq(t.ncpus, 16);
+  for (int n = 0; n < 16; n++)
+    check_cpu(&t, n, n, n, n / 4, n / 4, n / 8);
   lite_topo_free(&t);
 }
 END_TEST
@@ -318,6 +331,7 @@ static Suite *topology_suite(void)
   TCase *tc = tcase_create("load");
   tcase_add_test(tc, test_two_sockets_ids);
   tcase_add_test(tc, test_sixty_four_cores_ids);
+  tcase_add_test(tc, test_guest_numa16_ids);
   tcase_add_test(tc, test_interleaved_numbers);
   tcase_add_test(tc, test_allowed_list_restricts);
   tcase_add_test(tc, test_bad_description_fails_empty);

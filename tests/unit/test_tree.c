@@ -3,6 +3,7 @@
    unbound (members wherever they last ran), with the expected parents worked out by hand. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "affinity/affinity.h"
 
@@ -11,6 +12,9 @@
 #define BIG "pack:2 numa:2 l3:4 core:8 pu:2"
 /* One package of 8 L3 domains of 8 single-thread cores: 64 CPUs. */
 #define SIXTY_FOUR_CORES "pack:1 numa:1 l3:8 core:8 pu:1"
+
+/* tests/vm's numa16 guest: 2 packages of 2 L3 domains (a NUMA node each) of 4 cores. */
+#define GUEST_NUMA16 "pack:2 l3:2 numa:1 l2:4 l1d:1 core:1 pu:1"
 
 enum { FANIN = 4 };
 
@@ -247,6 +251,33 @@ START_TEST(test_no_topology)
 }
 END_TEST
 
+START_TEST(test_format_guest_numa16)
+{
+  struct lite_topo t;
+  load(&t, GUEST_NUMA16, NULL, 0);
+  struct lite_tree tree = {0};
+  int *cpus = bound_cpus(16);
+  build(&tree, &t, cpus, 16);
+  check_properties(&tree, &t, cpus);
+  /* Packages led by 0 and 8, their nodes by 0, 4 and 8, 12, each node's cores under its leader:
+     the line tests/vm/guest-checks.sh reads from OMP_DISPLAY_ENV=verbose. */
+  static const char want[] = "16 members, depth 3: 1>0 2>0 3>0 4>0 5>4 6>4 7>4 8>0 9>8 10>8 "
+                             "11>8 12>8 13>12 14>12 15>12";
+  char text[256];
+  ck_assert_uint_eq(lite_tree_format(&tree, text, sizeof text), strlen(want));
+  ck_assert_str_eq(text, want);
+  /* Cut short: NUL-terminated, the whole length still returned; nothing written for size 0. */
+  ck_assert_uint_eq(lite_tree_format(&tree, text, 10), strlen(want));
+  ck_assert_str_eq(text, "16 member");
+  text[0] = 'x';
+  ck_assert_uint_eq(lite_tree_format(&tree, text, 0), strlen(want));
+  ck_assert_int_eq(text[0], 'x');
+  free(cpus);
+  lite_tree_free(&tree);
+  lite_topo_free(&t);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("tree");
@@ -258,6 +289,7 @@ int main(void)
   tcase_add_test(tc, test_unbound_scattered);
   tcase_add_test(tc, test_scattered_mask);
   tcase_add_test(tc, test_no_topology);
+  tcase_add_test(tc, test_format_guest_numa16);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -1,8 +1,10 @@
 /* placement: on which NUMA node each team member's memory lies, against the node of its CPU
    (issue 47). Run in the booted guest (tests/vm/guest-checks.sh), on libomp-lite, libgomp and
    LLVM's runtime alike: the rows are what any runtime gives a thread (its stack and its static
-   TLS, where gcc puts threadprivate data); libomp-lite's own state (slot, thread state, task
-   queue, loop range) is checked by tests/unit/test_home and homed by the same call.
+   TLS, where gcc puts threadprivate data). On libomp-lite, each member's own state as well
+   (its slot's words, its slot's loop ranges, its thread state, its task queue: the blocks
+   affinity/home.c homes), found through the runtime's test-only omplite_debug_member_state
+   (version OMPLITE_DEBUG_1, looked up with dlsym, so that the other runtimes run this too).
 
    usage: placement NTHREADS [MIN_PERCENT]
    Each member, bound (OMP_PROC_BIND/OMP_PLACES from the environment), runs 20 regions that
@@ -11,13 +13,16 @@
    nothing in, unlike get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR), which would allocate a missing
    page on the caller's node) and compares with the node of the CPU each member ran on (getcpu).
    Prints one line per member and a summary line
-     placement: RUNTIME stack X/Y TLS X/Y worst-member P%
+     placement: RUNTIME nodes N threads T workers' stack X/Y TLS X/Y worst-member P%
+   followed, where the runtime shows its state, by
+     slot X/Y ranges X/Y thread X/Y queue X/Y state-worst-member P%
    and, with MIN_PERCENT, fails unless every member has at least that share of its listed
-   (present) pages on its own node.
+   (present) stack and TLS pages on its own node, and of its state's pages.
    PLACEMENT_PARTITION=1 also checks the allocator partition trait (libomp-lite): interleaved
    pages on every node, nearest on the caller's, blocked in node order. */
 #include "../integration/lite_check.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <numaif.h>
 #include <omp.h>
@@ -33,10 +38,19 @@
 static __thread char tls_data[TLS_BYTES] __attribute__((aligned(PAGE)));
 #pragma omp threadprivate(tls_data)
 
+/* The runtime's own blocks of a member (libomp-lite: affinity/home_debug.c), in its order. */
+#define STATE_BLOCKS 4
+static const char *const state_names[STATE_BLOCKS] = {"slot", "ranges", "thread", "queue"};
+typedef int state_fn(void **addrs, size_t *sizes, int max);
+static state_fn *member_state; /* NULL: the runtime does not show its state */
+
 struct member {
     int cpu, node;
     uintptr_t stack_top;
     void *tls;
+    int nstate;
+    void *state[STATE_BLOCKS];
+    size_t state_size[STATE_BLOCKS];
 };
 static struct member members[MAX_T];
 
@@ -63,10 +77,18 @@ static void record(void)
         pthread_attr_getstack(&attr, &low, &size) != 0)
         lite_fail("pthread_getattr_np failed");
     pthread_attr_destroy(&attr);
-    members[id] = (struct member){(int)cpu, (int)node, (uintptr_t)low + size, tls_data};
+    members[id] = (struct member){.cpu = (int)cpu, .node = (int)node,
+                                  .stack_top = (uintptr_t)low + size, .tls = tls_data};
     for (size_t i = 0; i < TLS_BYTES; i += 64)
         tls_data[i]++;
     touch_stack(8);
+    /* A task, so that the member has a task queue (made by its first one), then its blocks. */
+#pragma omp task
+    tls_data[64]++;
+#pragma omp taskwait
+    if (member_state != NULL)
+        members[id].nstate = member_state(members[id].state, members[id].state_size,
+                                          STATE_BLOCKS);
 }
 
 /* The node of each page in pages[0..n): status[i] is the node or a negative errno. */
@@ -82,6 +104,7 @@ static void count(uintptr_t start, int n, int node, int *present, int *home, cha
 {
     void *pages[64];
     int status[64];
+    n = n < 64 ? n : 64;
     for (int i = 0; i < n; i++)
         pages[i] = (void *)(start + (uintptr_t)i * PAGE);
     nodes_of(pages, status, (unsigned long)n);
@@ -202,12 +225,16 @@ int main(int argc, char **argv)
     int min_percent = argc > 2 ? atoi(argv[2]) : -1;
     if (n < 1 || n > MAX_T)
         lite_fail("bad thread count %d", n);
+    member_state = (state_fn *)dlsym(RTLD_DEFAULT, "omplite_debug_member_state");
+    if (strcmp(runtime, "lite") == 0 && member_state == NULL)
+        lite_fail("libomp-lite's omplite_debug_member_state is not there: %s", dlerror());
     for (int r = 0; r < 20; r++) {
 #pragma omp parallel num_threads(n)
         record();
     }
     int nnodes = machine_nodes();
-    int sp = 0, sh = 0, tp = 0, th = 0, worst = 100;
+    int sp = 0, sh = 0, tp = 0, th = 0, worst = 100, state_worst = 100;
+    int bp[STATE_BLOCKS] = {0}, bh[STATE_BLOCKS] = {0}; /* the state's pages, per block */
     for (int id = 0; id < n; id++) {
         struct member *m = &members[id];
         int s_present = 0, s_home = 0, t_present = 0, t_home = 0;
@@ -219,8 +246,34 @@ int main(int argc, char **argv)
         int percent = all > 0 ? 100 * home / all : 100;
         if (id > 0 && percent < worst) /* the initial thread's stack is the program's own */
             worst = percent;
-        printf("member %3d cpu %3d node %d: stack %d/%d TLS %d/%d on its node\n", id, m->cpu,
-               m->node, s_home, s_present, t_home, t_present);
+        /* The runtime's blocks: whole pages, a block may share its first and last. */
+        int b_present = 0, b_home = 0;
+        char state_where[STATE_BLOCKS][64 * 8] = {""};
+        for (int b = 0; b < m->nstate && b < STATE_BLOCKS; b++) {
+            if (m->state[b] == NULL || m->state_size[b] == 0)
+                continue;
+            uintptr_t lo = (uintptr_t)m->state[b] & ~(uintptr_t)(PAGE - 1);
+            uintptr_t hi = (uintptr_t)m->state[b] + m->state_size[b];
+            int present = 0, home_pages = 0;
+            count(lo, (int)((hi - lo + PAGE - 1) / PAGE), m->node, &present, &home_pages,
+                  state_where[b]);
+            b_present += present, b_home += home_pages;
+            if (id > 0)
+                bp[b] += present, bh[b] += home_pages;
+        }
+        int state_percent = b_present > 0 ? 100 * b_home / b_present : 100;
+        if (id > 0 && m->nstate > 0 && state_percent < state_worst)
+            state_worst = state_percent;
+        printf("member %3d cpu %3d node %d: stack %d/%d TLS %d/%d", id, m->cpu, m->node, s_home,
+               s_present, t_home, t_present);
+        if (m->nstate > 0)
+            printf(" state %d/%d", b_home, b_present);
+        printf(" on its node\n");
+        if (id > 0 && min_percent >= 0 && m->nstate > 0 && state_percent < min_percent)
+            for (int b = 0; b < STATE_BLOCKS; b++)
+                printf("  member %d below %d%%: its %s at %p (%zu bytes) on nodes%s\n", id,
+                       min_percent, state_names[b], m->state[b], m->state_size[b],
+                       state_where[b]);
         if (id > 0 && min_percent >= 0 && percent < min_percent) {
             char policy[64];
             char map[512];
@@ -234,10 +287,24 @@ int main(int argc, char **argv)
             sp += s_present, sh += s_home, tp += t_present, th += t_home;
         }
     }
-    printf("placement: %s nodes %d threads %d workers' stack %d/%d TLS %d/%d worst-member %d%%\n",
+    printf("placement: %s nodes %d threads %d workers' stack %d/%d TLS %d/%d worst-member %d%%",
            runtime, nnodes, n, sh, sp, th, tp, worst);
+    int shown = 0; /* members whose runtime showed their state (0 but for libomp-lite) */
+    for (int id = 1; id < n; id++)
+        shown += members[id].nstate > 0;
+    if (shown > 0) {
+        for (int b = 0; b < STATE_BLOCKS; b++)
+            printf(" %s %d/%d", state_names[b], bh[b], bp[b]);
+        printf(" state-worst-member %d%%", state_worst);
+    }
+    printf("\n");
     if (min_percent >= 0 && worst < min_percent)
         lite_fail("a member has %d%% of its pages on its node (want %d%%)", worst, min_percent);
+    if (member_state != NULL && n > 1 && shown != n - 1)
+        lite_fail("the runtime showed the state of %d of its %d workers", shown, n - 1);
+    if (min_percent >= 0 && state_worst < min_percent)
+        lite_fail("a member has %d%% of its state's pages on its node (want %d%%)", state_worst,
+                  min_percent);
     const char *part = getenv("PLACEMENT_PARTITION");
     if (part != NULL && strcmp(part, "1") == 0 && nnodes > 1)
         check_partition(nnodes);

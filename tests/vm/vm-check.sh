@@ -92,13 +92,13 @@ boot() {
     # others. All three took 35 + 63 + 34 s here; on this 2-CPU host loaded by other builds the
     # 64-CPU boot alone once took 5 minutes, hence the budget below.
     case $shape in
-        numa16) smp=16,sockets=2,cores=8,threads=1; min=95; set=places,bind,display,many,placement,kmp
+        numa16) smp=16,sockets=2,cores=8,threads=1; min=95; set=places,bind,display,many,tree,kmp,placement
                 for i in 0 1 2 3; do
                     numa="$numa -object memory-backend-ram,id=m$i,size=256M"
                     numa="$numa -numa node,nodeid=$i,cpus=$((i * 4))-$((i * 4 + 3)),memdev=m$i"
                 done ;;
         dies32) smp=32,sockets=1,dies=4,cores=8,threads=1; set=places,many ;;
-        numa64) smp=64,sockets=2,cores=32,threads=1; min=95; mem=2048; set=many,placement
+        numa64) smp=64,sockets=2,cores=32,threads=1; min=95; mem=2048; set=many,tree,placement
                 for i in 0 1 2 3 4 5 6 7; do
                     numa="$numa -object memory-backend-ram,id=m$i,size=256M"
                     numa="$numa -numa node,nodeid=$i,cpus=$((i * 8))-$((i * 8 + 7)),memdev=m$i"
