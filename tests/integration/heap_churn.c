@@ -105,10 +105,27 @@ int main(int argc, char **argv)
                     falls, STEPS);
         LITE_EXPECT(per_step < pages / 8, "%ld page faults a step: the temporaries (%ld pages) "
                     "are faulted in again at every step", per_step, pages);
-    } else {
-        LITE_EXPECT(falls > 0 || per_step >= pages / 2, "the memory stayed (%ld page faults a "
-                    "step, no fall of the break): the thresholds the user set were overridden",
-                    per_step);
+    } else if (falls == 0 && per_step < pages / 2) {
+        /* The memory stayed. Either the thresholds were raised (libomp-lite's setting, which
+           must not be in force here), or something allocated above the temporaries during a
+           step and pinned the heap's top under glibc's own thresholds: CI saw that once in
+           about 20 runs of the 3-thread case beside other tests (not reproduced in 60 runs
+           beside two busy loops). glibc's mmap threshold then tells them apart: its own
+           adjustment has taken it to just above the 1 MiB temporaries, the runtime's setting
+           to 32 MiB, so a 24 MiB block is mapped on its own only under the former (24: more
+           than the 12 MiB of freed temporaries, which would serve a smaller block). */
+        struct mallinfo2 before = mallinfo2();
+        /* volatile: gcc drops a malloc whose block is only written and freed */
+        char *volatile probe = malloc(24 << 20);
+        LITE_EXPECT(probe != NULL, "out of memory");
+        struct mallinfo2 after = mallinfo2();
+        int mapped = after.hblkhd >= before.hblkhd + (24 << 20);
+        free(probe);
+        LITE_EXPECT(mapped, "the memory stayed (%ld page faults a step, no fall of the break) "
+                    "and a 24 MiB block came from the heap: the thresholds the user set were "
+                    "overridden", per_step);
+        printf("heap_churn: the heap's top was pinned (a 24 MiB block is still mapped on its own: "
+               "glibc's thresholds are in force)\n");
     }
     return 0;
 }
