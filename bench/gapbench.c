@@ -5,7 +5,10 @@
 
    usage: gapbench [steps] [gaps...]   gaps in us, "r" for a random gap of 500-5000 us
    (default: 0.05, 0.3, 1, 3, 10, 30 ms and r; the steps per gap scale so each row takes ~0.3 s).
-   The team size is OMP_NUM_THREADS's. bench/run-gapbench runs it under the three runtimes,
+          gapbench calibrate           prints the iterations per thread of a ~50 us step
+   The team size is OMP_NUM_THREADS's. GAPBENCH_ITERS (per thread) fixes the step's size: every
+   process calibrating on its own gave 14,000 to 36,000 iterations on a busy machine, so runtimes
+   compared did different work; bench/run-gapbench calibrates once and passes it to all of them,
    interleaved. */
 #include <omp.h>
 #include <stdbool.h>
@@ -62,37 +65,47 @@ static void step(int iters)
   }
 }
 
-/* Iterations of step() that take ~50 us per thread, measured with one thread. */
-static int calibrate(int nthreads)
+/* Iterations of the step's loop that take ~50 us on one thread: the fastest of 5 timings (a
+   preempted one only reads slower). */
+static int calibrate(void)
 {
-  int iters = 1000;
-  for (;;) {
-    double t0 = now_us();
-    for (int r = 0; r < 10; r++) {
-      double x = 0;
-      for (int i = 0; i < iters; i++) {
-        double v = a[i & ((1 << 16) - 1)];
-        for (int k = 0; k < 8; k++)
-          v = v * 0.999 + 0.5;
-        x += v;
+  for (int iters = 1000;; iters *= 2) {
+    double per = 1e30;
+    for (int t = 0; t < 5; t++) {
+      double t0 = now_us();
+      for (int r = 0; r < 10; r++) {
+        double x = 0;
+        for (int i = 0; i < iters; i++) {
+          double v = a[i & ((1 << 16) - 1)];
+          for (int k = 0; k < 8; k++)
+            v = v * 0.999 + 0.5;
+          x += v;
+        }
+        sink = x;
       }
-      sink = x;
+      double took = (now_us() - t0) / 10;
+      if (took < per)
+        per = took;
     }
-    double per = (now_us() - t0) / 10;
     if (per > 20 || iters > 1 << 24)
-      return (int)(iters * 50.0 / per) * nthreads;
-    iters *= 2;
+      return (int)(iters * 50.0 / per);
   }
 }
 
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "calibrate") == 0) {
+    printf("%d\n", calibrate());
+    return 0;
+  }
   const char *defaults[] = {"50", "300", "1000", "3000", "10000", "30000", "r"};
   int steps_arg = argc > 1 ? atoi(argv[1]) : 0;
   int ngaps = argc > 2 ? argc - 2 : (int)(sizeof defaults / sizeof *defaults);
   const char **gaps = argc > 2 ? (const char **)argv + 2 : defaults;
   int nthreads = omp_get_max_threads();
-  int iters = calibrate(nthreads);
+  const char *fixed = getenv("GAPBENCH_ITERS");
+  int per_thread = fixed != NULL && atoi(fixed) > 0 ? atoi(fixed) : calibrate();
+  int iters = per_thread * nthreads;
   srand(12345);
   step(iters); /* the team starts */
   printf("# gapbench: %d threads, ~50 us steps (%d iterations)\n", nthreads, iters);

@@ -507,6 +507,7 @@ struct lite_gap {
   _Atomic uint64_t predict_ns; /* the next gap, for the members to sleep through (0: none) */
   _Atomic uint64_t late_ns;    /* how late the members' timed wake-ups come (average; 0: none yet) */
   _Atomic uint64_t join_ns;    /* when member 1 left the last region, if it parked (0: unknown) */
+  _Atomic bool loaded;         /* member 1's look at the load as this gap began (wait.c) */
   uint64_t mean_ns;            /* leader: average gap */
   uint64_t dev_ns;             /* leader: average absolute deviation of the gap */
   uint32_t samples;            /* leader: gaps seen */
@@ -531,8 +532,9 @@ void lite_gap_woke_late(struct lite_gap *g, uint64_t late);
    OMPLITE_WAKE_AHEAD=false, a passive or active wait policy, no spin, more live threads than
    CPUs, or under load (loaded: lite_wake_ahead_loaded). */
 bool lite_gap_allowed(const struct lite_env *env, int live_threads, bool loaded);
-/* Whether other processes compete for our CPUs now, as far as the load watch knows (wait.c). */
-bool lite_wake_ahead_loaded(uint64_t now);
+/* Whether other processes compete for our CPUs now, as far as the load watch knows (wait.c);
+   may_read: count again if the last verdict is stale (reads /proc). */
+bool lite_wake_ahead_loaded(uint64_t now, bool may_read);
 
 struct lite_pool {
   /* Dispatch line: the region descriptor, written by the leader once per region, read by every

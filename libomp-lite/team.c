@@ -267,6 +267,10 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
   if (predict != 0) {
     uint64_t lead = lite_gap_lead_ns(&pool->gap);
     left_ns = lite_now_ns();
+    /* The load watch's count, when stale, is read here, off the fork's path (wait.c). */
+    if (id == 1)
+      atomic_store_explicit(&pool->gap.loaded, lite_wake_ahead_loaded(left_ns, true),
+                            memory_order_relaxed);
     wake_at = left_ns + predict - lead;
     window = lite_gap_window_ns(&pool->gap, lite_env.spin_ns);
     park_now = true;
@@ -318,8 +322,11 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
     lite_park_end(&pool->gen_sleepers);
     if (timed_out) {
       uint64_t now = lite_now_ns();
-      lite_gap_woke_late(&pool->gap, now > wake_at ? now - wake_at : 0);
-      wake_ahead_window(pool, q, gen, now + window);
+      if (!atomic_load_explicit(&pool->gap.loaded, memory_order_relaxed) &&
+          !lite_wake_ahead_loaded(now, false)) {
+        lite_gap_woke_late(&pool->gap, now > wake_at ? now - wake_at : 0);
+        wake_ahead_window(pool, q, gen, now + window);
+      }
       wake_at = 0; /* once per gap: nothing came in the window, so park untimed */
     }
     wait_on_leader(&w, pool);
@@ -753,8 +760,8 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
 #undef DESCRIBE
 
 /* The leader learns the gap that ends here and tells the members whether to sleep through the
-   next one. The load watch is asked only when a prediction would be made: gaps longer than the
-   spin budget, so its few us count for under 2 % of them. */
+   next one. The load watch is asked what it knows, without a count (member 1 counts as the gap
+   starts, and each member looks at that verdict again when its timer wakes it). */
 static void gap_fork(struct lite_pool *pool, unsigned n)
 {
   struct lite_gap *g = &pool->gap;
@@ -767,7 +774,7 @@ static void gap_fork(struct lite_pool *pool, unsigned n)
   uint64_t now = lite_now_ns();
   bool allowed = lite_gap_allowed(&lite_env, atomic_load(&lite_threads_live), false) &&
                  n <= lite_env.ncpus;
-  if (lite_gap_fork(g, now, lite_env.spin_ns, allowed) != 0 && lite_wake_ahead_loaded(now))
+  if (lite_gap_fork(g, now, lite_env.spin_ns, allowed) != 0 && lite_wake_ahead_loaded(now, false))
     lite_gap_fork_cancel(g);
 }
 
