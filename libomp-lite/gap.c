@@ -1,40 +1,50 @@
 /* Wake ahead (issue 48): each pool learns the serial gap from a join to its next fork, and
-   when the gaps are regular its members sleep through the gap with a deadline a little before
-   the expected fork instead of spinning the wait policy's budget and then parking untimed.
+   while the gaps fall in a known span its members sleep through the gap with a deadline a
+   little before the span begins, then spin until the fork, instead of spinning the wait
+   policy's budget and then parking untimed.
 
-   Why: a member parked through a gap costs the next fork a futex wake-up, 20-25 us here
-   (DESIGN §5), 40-100 us a region against LLVM's never-sleeping workers at 1-10 ms gaps
-   (issue 48's table), and the spin budget before it parks costs 300 us of CPU per gap for
-   nothing when the gap is known to be longer. Woken by its own timer ahead of the fork, a
-   member spins only a short window and is awake when the fork comes.
+   Why: a member parked through a gap costs the next fork a futex wake-up, 20-25 us on KVM (DESIGN
+   §5), 40-100 us a region against LLVM's never-sleeping workers at 1-10 ms gaps (issue 48's
+   table), and the spin budget before it parks costs 300 us of CPU per gap for nothing when the
+   gap is known to be longer. Woken by its own timer ahead of the fork, a member spins only
+   while the fork may come and is awake when it does.
 
    The estimate, updated by the leader at a fork that follows a gap longer than the members'
    spin (lite_gap_fork; a shorter gap only resets it, lite_gap_short, with no clock read, so that
-   back-to-back regions pay nothing: the gap's start is the time member 1 left the region,
-   which it stores as it parks): an exponential average of
-   the gap and of its absolute deviation (weight 1/8: a change of rhythm is followed within a
-   dozen regions). The gaps are regular when the deviation is at most an eighth of the mean
-   (the issue's random 0.5-5 ms gaps deviate by ~40 %); the prediction is made only then, after
-   GAP_WARMUP gaps, for gaps longer than the spin budget (shorter ones the spin already covers),
-   and not after GAP_MAX_LATE forks in a row that came after the window a member spins for: a
-   program whose gaps grew, or that went serial, stops being predicted; it is predicted again
-   once a fork lands inside the window (the averages have caught up).
+   back-to-back regions pay nothing: the gap's start is the time member 1 left the region, which
+   it stores as it parks, or as it leaves when a prediction is out): the average of the gap and
+   of its absolute deviation, plain over the first 8 gaps, then exponential (weight 1/8). The
+   next fork is expected between mean - 2 dev and mean + 2 dev (gapbench's uniform 0.5-5 ms
+   gaps: dev is a quarter of the range, so that is the range; a regular rhythm has a span of
+   tens of us). A prediction is made after GAP_WARMUP gaps, when the span ends
+   after the spin budget (else the spin covers it), and when the span with the lead and
+   GAP_WINDOW_MIN_NS is at most GAP_WINDOW_MAX_NS: the most a member spins in one gap.
+   10 ms is above libgomp's default spin here (300,000 polls, 4-6 ms of CPU per gap at 10 ms
+   gaps) and far under LLVM's 200 ms blocktime, so a member never spins longer than they do, and
+   wider spans (gaps of 1 to 100 ms) are left to the untimed park. After GAP_MAX_OUTSIDE forks in
+   a row on one side of the span (a program whose gaps grew or shrank, or that went serial and
+   has cost one window per member), the estimate starts over from the last gap: followed by the averages,
+   the span stayed wide for some 20 gaps after a change from 3 to 10 ms (dev 0.9 ms), and the
+   members spun through it (gapbench's 10 ms row: 2 ms of CPU a step more).
 
-   Lead: the member's timer is set late_ns + GAP_LEAD_MARGIN_NS before the expected fork, where
-   late_ns is how late the timed wake-ups of this pool arrived (an average, measured by the
-   members, starting at GAP_LATE_START_NS: the workers' timer slack is cut to GAP_TIMER_SLACK_NS,
-   team.c, so the default 50 us slack does not add to it, and a wake-up itself takes 20-25 us).
-   Window: after its timer a member spins until 2 deviations + GAP_WINDOW_MIN_NS past the
-   expected fork, at most the spin budget, then parks untimed and counts a miss. So each member
-   spends at most lead + window of CPU per gap awake, and a program gone serial for good costs
-   one such window per member, after which it sleeps as today. */
+   A member (lite_gap_plan) sets its timer lead ns before the span: lead is how late the timed
+   wake-ups of this pool arrive, their average plus twice their deviation plus
+   GAP_LEAD_MARGIN_NS, at most GAP_LEAD_MAX_NS. The workers' timer slack is cut to 1 us (team.c),
+   yet in this Firecracker VM a timed sleep of 10-30 ms comes back 60-550 us late (p10-p90, 130
+   us in the median; 1 ms sleeps 40-75 us), growing with the sleep: the average alone left the
+   member late at one fork in two at 30 ms (gapbench +90 us a step against LLVM). When the span
+   starts within the spin budget, the member does not sleep: it spins the budget and on to the
+   span's end (gaps just over the budget, 0.3 ms in gapbench, had parked right before every
+   fork). */
 #include "internal.h"
 
 #define GAP_WARMUP 4
-#define GAP_MAX_LATE 3
+#define GAP_MAX_OUTSIDE 3
 #define GAP_LEAD_MARGIN_NS 20000
+#define GAP_LEAD_MAX_NS 1000000
 #define GAP_LATE_START_NS 40000
 #define GAP_WINDOW_MIN_NS 50000
+#define GAP_WINDOW_MAX_NS 10000000
 
 void lite_gap_join(struct lite_gap *g, uint64_t now)
 {
@@ -44,64 +54,88 @@ void lite_gap_join(struct lite_gap *g, uint64_t now)
 void lite_gap_short(struct lite_gap *g)
 {
   g->samples = 0;
-  g->late_forks = 0;
-  if (atomic_load_explicit(&g->predict_ns, memory_order_relaxed) != 0)
-    atomic_store_explicit(&g->predict_ns, 0, memory_order_relaxed);
+  g->outside = 0;
+  if (atomic_load_explicit(&g->until_ns, memory_order_relaxed) != 0)
+    atomic_store_explicit(&g->until_ns, 0, memory_order_relaxed);
 }
 
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
+/* avg moved by 1/n of the way to x. */
+static uint64_t average(uint64_t avg, uint64_t x, uint32_t n)
+{
+  return x > avg ? avg + (x - avg) / n : avg - (avg - x) / n;
+}
+
 uint64_t lite_gap_lead_ns(const struct lite_gap *g)
 {
   uint64_t late = atomic_load_explicit(&g->late_ns, memory_order_relaxed);
-  return (late != 0 ? late : GAP_LATE_START_NS) + GAP_LEAD_MARGIN_NS;
+  uint64_t dev = atomic_load_explicit(&g->late_dev_ns, memory_order_relaxed);
+  uint64_t lead = (late != 0 ? late : GAP_LATE_START_NS) + 2 * dev + GAP_LEAD_MARGIN_NS;
+  return lead < GAP_LEAD_MAX_NS ? lead : GAP_LEAD_MAX_NS;
 }
 
-uint64_t lite_gap_window_ns(const struct lite_gap *g, uint64_t spin_ns)
+bool lite_gap_plan(const struct lite_gap *g, uint64_t left, uint64_t spin_ns, uint64_t *wake_at,
+                   uint64_t *end)
 {
-  /* dev_ns is the leader's, read here by members as they park: a relaxed load (a stale value
-     only moves the window by a fraction of a deviation). */
-  uint64_t dev = __atomic_load_n(&g->dev_ns, __ATOMIC_RELAXED);
-  uint64_t w = lite_gap_lead_ns(g) + 2 * dev + GAP_WINDOW_MIN_NS;
-  return w < spin_ns ? w : spin_ns;
+  uint64_t until = atomic_load_explicit(&g->until_ns, memory_order_relaxed);
+  if (until == 0)
+    return false;
+  /* from_ns is written before until_ns at the fork, and both before the region was published */
+  uint64_t from = atomic_load_explicit(&g->from_ns, memory_order_relaxed);
+  uint64_t lead = lite_gap_lead_ns(g);
+  *wake_at = from > lead + spin_ns ? left + from - lead : 0;
+  *end = left + until + GAP_WINDOW_MIN_NS;
+  return true;
 }
 
 uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed)
 {
-  uint64_t predict = 0;
   /* Taken once: a stale time (member 1 did not park after the last region) reads as none. */
   uint64_t join = atomic_exchange_explicit(&g->join_ns, 0, memory_order_relaxed);
   if (join != 0 && now > join) {
     uint64_t gap = now - join;
+    /* Outside: the fork came after the span the members spin for (+1), or well before it (-1);
+       counted while on the same side, as a change of rhythm moves them, not scattered gaps. */
+    int side = 0;
+    if (g->samples >= GAP_WARMUP) {
+      uint64_t reach = 2 * g->dev_ns + GAP_WINDOW_MIN_NS;
+      side = gap > g->mean_ns + reach ? 1 : gap + reach < g->mean_ns ? -1 : 0;
+    }
+    g->outside = side != 0 && (g->outside > 0) == (side > 0) ? g->outside + side : side;
+    if (g->outside >= GAP_MAX_OUTSIDE || g->outside <= -GAP_MAX_OUTSIDE)
+      g->samples = g->outside = 0; /* a new rhythm: learn it afresh, from this gap */
     if (g->samples == 0) {
       g->mean_ns = gap;
-      /* unknown yet: irregular until shown otherwise */
-      __atomic_store_n(&g->dev_ns, gap / 2, __ATOMIC_RELAXED);
     } else {
-      /* Late: the fork came after the window a member spins for past the predicted time. */
-      if (g->samples >= GAP_WARMUP && gap > g->mean_ns + 2 * g->dev_ns + GAP_WINDOW_MIN_NS)
-        g->late_forks++;
-      else
-        g->late_forks = 0;
+      /* The plain average of the gaps and deviations seen, then an exponential one of weight
+         1/8 (a change of rhythm is followed within a dozen regions). The first deviation is the
+         first one seen: a guess averaged in stayed in the span for 20 gaps, spinning through
+         most of them. */
       uint64_t d = absdiff(gap, g->mean_ns);
-      __atomic_store_n(&g->dev_ns, g->dev_ns - g->dev_ns / 8 + d / 8, __ATOMIC_RELAXED);
-      g->mean_ns = gap > g->mean_ns ? g->mean_ns + (gap - g->mean_ns) / 8
-                                    : g->mean_ns - (g->mean_ns - gap) / 8;
+      uint32_t n = g->samples < 8 ? g->samples : 8;
+      g->dev_ns = n == 1 ? d : average(g->dev_ns, d, n);
+      g->mean_ns = average(g->mean_ns, gap, n + 1 < 8 ? n + 1 : 8);
     }
     if (g->samples < UINT32_MAX)
       g->samples++;
   }
-  if (allowed && g->samples >= GAP_WARMUP && g->dev_ns <= g->mean_ns / 8 &&
-      g->late_forks < GAP_MAX_LATE && g->mean_ns > spin_ns + lite_gap_lead_ns(g))
-    predict = g->mean_ns;
-  if (atomic_load_explicit(&g->predict_ns, memory_order_relaxed) != predict)
-    atomic_store_explicit(&g->predict_ns, predict, memory_order_relaxed);
-  return predict;
+  uint64_t from = g->mean_ns > 2 * g->dev_ns ? g->mean_ns - 2 * g->dev_ns : 0;
+  uint64_t until = g->mean_ns + 2 * g->dev_ns;
+  if (!allowed || g->samples < GAP_WARMUP ||
+      until + GAP_WINDOW_MIN_NS <= spin_ns ||
+      until - from + lite_gap_lead_ns(g) + GAP_WINDOW_MIN_NS > GAP_WINDOW_MAX_NS)
+    until = 0;
+  if (until != 0 && atomic_load_explicit(&g->from_ns, memory_order_relaxed) != from)
+    atomic_store_explicit(&g->from_ns, from, memory_order_relaxed);
+  if (atomic_load_explicit(&g->until_ns, memory_order_relaxed) != until)
+    atomic_store_explicit(&g->until_ns, until, memory_order_relaxed);
+  return until;
 }
 
 void lite_gap_fork_cancel(struct lite_gap *g)
 {
-  atomic_store_explicit(&g->predict_ns, 0, memory_order_relaxed);
+  atomic_store_explicit(&g->until_ns, 0, memory_order_relaxed);
 }
 
 void lite_gap_woke_late(struct lite_gap *g, uint64_t late)
@@ -109,8 +143,10 @@ void lite_gap_woke_late(struct lite_gap *g, uint64_t late)
   uint64_t old = atomic_load_explicit(&g->late_ns, memory_order_relaxed);
   if (old == 0)
     old = GAP_LATE_START_NS;
+  uint64_t dev = atomic_load_explicit(&g->late_dev_ns, memory_order_relaxed);
   /* Racing members may lose an update; an average needs none in particular. */
-  atomic_store_explicit(&g->late_ns, old - old / 8 + late / 8, memory_order_relaxed);
+  atomic_store_explicit(&g->late_dev_ns, average(dev, absdiff(late, old), 8), memory_order_relaxed);
+  atomic_store_explicit(&g->late_ns, average(old, late, 8), memory_order_relaxed);
 }
 
 bool lite_gap_allowed(const struct lite_env *env, int live_threads, bool loaded)

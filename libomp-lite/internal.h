@@ -500,32 +500,40 @@ struct lite_tiny_site {
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
-/* A pool's serial gaps, join to next fork (gap.c). The leader writes predict_ns and the
-   averages at a fork; member 1 writes join_ns when it parks after a region (team.c), the
-   members read predict_ns when a region ends and write late_ns. */
+/* A pool's serial gaps, join to next fork (gap.c). The leader writes from_ns and until_ns
+   before it publishes a region; the members read them when a region ends, and write late_ns,
+   late_dev_ns and (member 1) join_ns and loaded. */
 struct lite_gap {
-  _Atomic uint64_t predict_ns; /* the next gap, for the members to sleep through (0: none) */
-  _Atomic uint64_t late_ns;    /* how late the members' timed wake-ups come (average; 0: none yet) */
-  _Atomic uint64_t join_ns;    /* when member 1 left the last region, if it parked (0: unknown) */
-  _Atomic bool loaded;         /* member 1's look at the load as this gap began (wait.c) */
-  uint64_t mean_ns;            /* leader: average gap */
-  uint64_t dev_ns;             /* leader: average absolute deviation of the gap */
-  uint32_t samples;            /* leader: gaps seen */
-  uint32_t late_forks;         /* leader: forks in a row that came after the members' window */
+  /* The next fork is expected from_ns to until_ns after the join (until_ns 0: no prediction). */
+  _Atomic uint64_t from_ns;
+  _Atomic uint64_t until_ns;
+  _Atomic uint64_t late_ns;     /* how late the members' timed wake-ups come (average; 0: none yet) */
+  _Atomic uint64_t late_dev_ns; /* and the average deviation of that */
+  _Atomic uint64_t join_ns;     /* when member 1 left the last region, if it parked (0: unknown) */
+  _Atomic bool loaded;          /* member 1's look at the load as this gap began (wait.c) */
+  uint64_t mean_ns;             /* leader: average gap */
+  uint64_t dev_ns;              /* leader: average absolute deviation of the gap */
+  uint32_t samples;             /* leader: gaps seen */
+  int32_t outside;              /* leader: forks in a row after (> 0) or before (< 0) the span */
 };
-/* Member 1 left the last region at now, and parks: the gap is longer than its spin. */
+/* Member 1 left the last region at now, and parks (the gap is longer than its spin) or a
+   prediction is out. */
 void lite_gap_join(struct lite_gap *g, uint64_t now);
 /* The leader forks with no member parked and no prediction out: the gap was shorter than the
    spin budget (learned without reading the clock, so back-to-back regions pay nothing). */
 void lite_gap_short(struct lite_gap *g);
-/* The leader forks at now: learns the gap and publishes the prediction (returned; 0: none) for
-   gaps regular and longer than spin_ns, if allowed. */
+/* The leader forks at now: learns the gap and publishes the span in which the next fork is
+   expected, for gaps that end after spin_ns, if allowed. Returns its end (0: none). */
 uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed);
 /* Withdraws the prediction just published (the machine is loaded). */
 void lite_gap_fork_cancel(struct lite_gap *g);
-/* How long before the predicted fork a member sets its timer, and how long it then spins. */
+/* How long before the expected span a member sets its timer. */
 uint64_t lite_gap_lead_ns(const struct lite_gap *g);
-uint64_t lite_gap_window_ns(const struct lite_gap *g, uint64_t spin_ns);
+/* For a member that left a region at left, with a prediction out (else false): when its timer
+   wakes it (0: it spins its budget instead, the span starting within it), and until when it
+   then spins. */
+bool lite_gap_plan(const struct lite_gap *g, uint64_t left, uint64_t spin_ns, uint64_t *wake_at,
+                   uint64_t *end);
 /* A member's timed wake-up came late ns after its deadline. */
 void lite_gap_woke_late(struct lite_gap *g, uint64_t late);
 /* Whether the user's settings and the machine let members wake ahead: not with

@@ -235,8 +235,8 @@ static void wait_on_leader(struct lite_waiter *w, struct lite_pool *pool)
   lite_waiter_watch(w, &pool->leader_slot->cpu);
 }
 
-/* A member woken by its own timer ahead of a predicted fork spins until the fork, a task, or
-   the end of its window (end_ns), whichever comes first. */
+/* A member awake ahead of a predicted fork spins until the fork, a task, or the end of the span
+   the fork was expected in (end_ns), whichever comes first. */
 static void wake_ahead_window(struct lite_pool *pool, struct lite_tasks *q, uint32_t gen,
                               uint64_t end_ns)
 {
@@ -250,6 +250,14 @@ static void wake_ahead_window(struct lite_pool *pool, struct lite_tasks *q, uint
   }
 }
 
+/* Whether another process may need the CPU that a member would spin on ahead of a fork: member
+   1's look at the load as the gap began, or what the load watch knows now (wait.c). */
+static bool gap_loaded(struct lite_pool *pool)
+{
+  return atomic_load_explicit(&pool->gap.loaded, memory_order_relaxed) ||
+         lite_wake_ahead_loaded(lite_now_ns(), false);
+}
+
 static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct lite_team *team,
                          struct lite_task *implicit, uint32_t gen, struct lite_slot *slot,
                          unsigned id)
@@ -257,23 +265,22 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
   struct lite_tasks *q = &team->tasks;
   struct lite_waiter w;
   wait_on_leader(&w, pool);
-  /* Wake ahead (gap.c): with a regular gap predicted, the member skips the spin, sleeps until
-     a little before the expected fork, spins a window, and parks untimed if nothing came. */
-  uint64_t wake_at = 0, window = 0;
-  uint64_t predict = atomic_load_explicit(&pool->gap.predict_ns, memory_order_relaxed);
-  bool park_now = false;
-  uint64_t left_ns = 0; /* when this member left the region, if it read the clock then */
+  /* Wake ahead (gap.c): with the next fork expected in a known span, the member sleeps until a
+     lead before it (or spins its budget, when the span starts within it), spins until the fork
+     or the span's end, and then parks untimed. */
+  uint64_t wake_at = 0, span_end = 0;
+  bool spun = false; /* the span was spun through: park untimed, without the budget again */
   bool told_gap = false;
-  if (predict != 0) {
-    uint64_t lead = lite_gap_lead_ns(&pool->gap);
-    left_ns = lite_now_ns();
-    /* The load watch's count, when stale, is read here, off the fork's path (wait.c). */
-    if (id == 1)
-      atomic_store_explicit(&pool->gap.loaded, lite_wake_ahead_loaded(left_ns, true),
+  if (atomic_load_explicit(&pool->gap.until_ns, memory_order_relaxed) != 0) {
+    uint64_t left = lite_now_ns();
+    if (lite_gap_plan(&pool->gap, left, lite_env.spin_ns, &wake_at, &span_end) && id == 1) {
+      /* The gap's start, for the leader's estimate; and the load watch's count, when stale,
+         read here, off the fork's path (wait.c). */
+      lite_gap_join(&pool->gap, left);
+      told_gap = true;
+      atomic_store_explicit(&pool->gap.loaded, lite_wake_ahead_loaded(left, true),
                             memory_order_relaxed);
-    wake_at = left_ns + predict - lead;
-    window = lite_gap_window_ns(&pool->gap, lite_env.spin_ns);
-    park_now = true;
+    }
   }
   /* slot: the member's own, read by run_member while the region ran; pool->slots may be
      replaced now, as the leader grows the pool for its next region. */
@@ -288,13 +295,23 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
       thr->task = NULL;
       if (ran) {
         wait_on_leader(&w, pool); /* back to the plain policy: the gap is not a serial one */
-        wake_at = 0;
-        park_now = false;
+        wake_at = span_end = 0;
+        spun = false;
         continue;
       }
     }
-    if (!park_now && lite_waiter_poll(&w))
+    if (wake_at == 0 && !spun && lite_waiter_poll(&w))
       continue;
+    if (wake_at == 0 && span_end != 0) {
+      /* The budget is spent and the fork still expected: spin on until the span ends. (Back
+         in lite_waiter_poll after it, the span's milliseconds read as a preempted spinner, and
+         wake-ahead stopped for 20 ms: 38 of 114 random gaps parked.) */
+      if (!gap_loaded(pool))
+        wake_ahead_window(pool, q, gen, span_end);
+      span_end = 0;
+      spun = true;
+      continue;
+    }
     /* A worker idle past its spin gives back the task blocks it kept (task.c) as well as the
        CPU: its cache, and the blocks it made that others ran and gave back. Kept, they added
        up: 769 threads held 20 MiB after 2 minutes of tests/stress-soak.sh, growing (13.6 MiB
@@ -306,8 +323,7 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
        (lite_barrier_poke): pool->gen does not change for a task. */
     /* The gap's start for the leader's estimate (gap.c), once: the time this wait began. */
     if (id == 1 && lite_env.wake_ahead && !told_gap) {
-      uint64_t left = left_ns != 0 ? left_ns : w.start_ns != 0 ? w.start_ns : lite_now_ns();
-      lite_gap_join(&pool->gap, left);
+      lite_gap_join(&pool->gap, w.start_ns != 0 ? w.start_ns : lite_now_ns());
       told_gap = true;
     }
     uint32_t bell = atomic_load(&pool->call_word);
@@ -322,13 +338,12 @@ static void stay_on_call(struct lite_thread *thr, struct lite_pool *pool, struct
     lite_park_end(&pool->gen_sleepers);
     if (timed_out) {
       uint64_t now = lite_now_ns();
-      if (!atomic_load_explicit(&pool->gap.loaded, memory_order_relaxed) &&
-          !lite_wake_ahead_loaded(now, false)) {
-        lite_gap_woke_late(&pool->gap, now > wake_at ? now - wake_at : 0);
-        wake_ahead_window(pool, q, gen, now + window);
-      }
-      wake_at = 0; /* once per gap: nothing came in the window, so park untimed */
+      lite_gap_woke_late(&pool->gap, now > wake_at ? now - wake_at : 0);
+      if (!gap_loaded(pool))
+        wake_ahead_window(pool, q, gen, span_end);
+      wake_at = span_end = 0; /* once per gap: nothing came in the span, so park untimed */
     }
+    spun = timed_out;
     wait_on_leader(&w, pool);
   }
 }
@@ -765,7 +780,7 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
 static void gap_fork(struct lite_pool *pool, unsigned n)
 {
   struct lite_gap *g = &pool->gap;
-  if (atomic_load_explicit(&g->predict_ns, memory_order_relaxed) == 0 &&
+  if (atomic_load_explicit(&g->until_ns, memory_order_relaxed) == 0 &&
       atomic_load_explicit(&pool->gen_sleepers, memory_order_relaxed) == 0) {
     if (g->samples != 0)
       lite_gap_short(g);
