@@ -6,7 +6,8 @@
    usage: gapbench [steps] [gaps...]   gaps in us, "r" for a random gap of 500-5000 us
    (default: 0.05, 0.3, 1, 3, 10, 30 ms and r; the steps per gap scale so each row takes ~0.3 s).
           gapbench calibrate           prints the iterations per thread of a ~50 us step
-   The team size is OMP_NUM_THREADS's. GAPBENCH_ITERS (per thread) fixes the step's size: every
+   The team size is OMP_NUM_THREADS's; GAPBENCH_REGIONS=N splits each step into N regions back to
+   back (a program's time step of several loops). GAPBENCH_ITERS (per thread) fixes the step's size: every
    process calibrating on its own gave 14,000 to 36,000 iterations on a busy machine, so runtimes
    compared did different work; bench/run-gapbench calibrates once and passes it to all of them,
    interleaved. */
@@ -47,8 +48,8 @@ static void busy_us(double us)
 
 static double a[1 << 16];
 
-/* One parallel step: about 50 us of work per thread, whatever the team size. */
-static void step(int iters)
+/* One parallel region of a step. */
+static void region(int iters)
 {
 #pragma omp parallel
   {
@@ -63,6 +64,15 @@ static void step(int iters)
 #pragma omp atomic
     a[0] += x * 1e-30;
   }
+}
+
+/* One parallel step: about 50 us of work per thread, whatever the team size, in one region or
+   (GAPBENCH_REGIONS) several back to back, as a time step of several loops. */
+static int regions = 1;
+static void step(int iters)
+{
+  for (int r = 0; r < regions; r++)
+    region(iters / regions);
 }
 
 /* Iterations of the step's loop that take ~50 us on one thread: the fastest of 5 timings (a
@@ -106,9 +116,13 @@ int main(int argc, char **argv)
   const char *fixed = getenv("GAPBENCH_ITERS");
   int per_thread = fixed != NULL && atoi(fixed) > 0 ? atoi(fixed) : calibrate();
   int iters = per_thread * nthreads;
+  const char *r = getenv("GAPBENCH_REGIONS");
+  if (r != NULL && atoi(r) > 1)
+    regions = atoi(r);
   srand(12345);
   step(iters); /* the team starts */
-  printf("# gapbench: %d threads, ~50 us steps (%d iterations)\n", nthreads, iters);
+  printf("# gapbench: %d threads, ~50 us steps (%d iterations, %d region%s a step)\n", nthreads,
+         iters, regions, regions > 1 ? "s" : "");
   printf("%-8s %6s %12s %12s\n", "gap_us", "steps", "wall_us", "cpu_us");
   for (int g = 0; g < ngaps; g++) {
     bool random = strcmp(gaps[g], "r") == 0;

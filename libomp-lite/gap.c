@@ -10,15 +10,19 @@
    while the fork may come and is awake when it does.
 
    The estimate, updated by the leader at a fork that follows a gap longer than the members'
-   spin (lite_gap_fork; a shorter gap only resets it, lite_gap_short, with no clock read, so that
-   back-to-back regions pay nothing: the gap's start is the time member 1 left the region, which
-   it stores as it parks, or as it leaves when a prediction is out): the average of the gap and
-   of its absolute deviation, plain over the first 8 gaps, then exponential (weight 1/8). The
-   next fork is expected between mean - 2 dev and mean + 2 dev (gapbench's uniform 0.5-5 ms
-   gaps: dev is a quarter of the range, so that is the range; a regular rhythm has a span of
-   tens of us). A prediction is made after GAP_WARMUP gaps, when the span ends
-   after the spin budget (else the spin covers it), and when the span with the lead and
-   GAP_WINDOW_MIN_NS is at most GAP_WINDOW_MAX_NS: the most a member spins in one gap.
+   spin (lite_gap_learn; a shorter gap only resets it, lite_gap_short, with no clock read, so
+   that back-to-back regions pay nothing: the gap's start is the time member 1 left the region,
+   which it stores as it parks, or as it leaves when a prediction is out), is kept per site: the
+   region the gap follows (its outlined body, pool->fn), for the last LITE_GAP_SITES of them. A
+   time step of several loops has short gaps between its regions and one long serial phase
+   after the last: with one estimate per pool the short gaps reset it at every step, and nothing
+   was ever predicted. (clang's regions all run through one trampoline, so they share one site.)
+   Per site: the average of the gap and of its absolute deviation, plain over the first 8 gaps,
+   then exponential (weight 1/8). The next fork is expected between mean - 2 dev and mean + 2
+   dev (gapbench's uniform 0.5-5 ms gaps: dev is a quarter of the range, so that is the range;
+   a regular rhythm has a span of tens of us). A prediction is made after GAP_WARMUP gaps, when
+   the span ends after the spin budget (else the spin covers it), and when the span with the
+   lead and GAP_WINDOW_MIN_NS is at most GAP_WINDOW_MAX_NS: the most a member spins in one gap.
    10 ms is above libgomp's default spin here (300,000 polls, 4-6 ms of CPU per gap at 10 ms
    gaps) and far under LLVM's 200 ms blocktime, so a member never spins longer than they do, and
    wider spans (gaps of 1 to 100 ms) are left to the untimed park. After GAP_MAX_OUTSIDE forks in
@@ -38,6 +42,8 @@
    fork). */
 #include "internal.h"
 
+#include <string.h>
+
 #define GAP_WARMUP 4
 #define GAP_MAX_OUTSIDE 3
 #define GAP_LEAD_MARGIN_NS 20000
@@ -49,14 +55,6 @@
 void lite_gap_join(struct lite_gap *g, uint64_t now)
 {
   atomic_store_explicit(&g->join_ns, now, memory_order_relaxed);
-}
-
-void lite_gap_short(struct lite_gap *g)
-{
-  g->samples = 0;
-  g->outside = 0;
-  if (atomic_load_explicit(&g->until_ns, memory_order_relaxed) != 0)
-    atomic_store_explicit(&g->until_ns, 0, memory_order_relaxed);
 }
 
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
@@ -89,43 +87,83 @@ bool lite_gap_plan(const struct lite_gap *g, uint64_t left, uint64_t spin_ns, ui
   return true;
 }
 
-uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed)
+/* The site of region fn's gaps (NULL: none yet); make: take a place for it, the next in turn. */
+static struct lite_gap_site *site_of(struct lite_gap *g, void (*fn)(void *), bool make)
+{
+  for (unsigned i = 0; i < LITE_GAP_SITES; i++)
+    if (g->sites[i].fn == fn)
+      return &g->sites[i];
+  if (!make)
+    return NULL;
+  struct lite_gap_site *s = &g->sites[g->next_site++ % LITE_GAP_SITES];
+  if (s->samples >= GAP_WARMUP)
+    g->ready--;
+  memset(s, 0, sizeof *s);
+  s->fn = fn;
+  return s;
+}
+
+static void site_reset(struct lite_gap *g, struct lite_gap_site *s)
+{
+  if (s->samples >= GAP_WARMUP)
+    g->ready--;
+  s->samples = 0;
+  s->outside = 0;
+}
+
+void lite_gap_short(struct lite_gap *g, void (*after)(void *))
+{
+  struct lite_gap_site *s = g->ready != 0 ? site_of(g, after, false) : NULL;
+  if (s != NULL && s->samples != 0)
+    site_reset(g, s);
+}
+
+void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now)
 {
   /* Taken once: a stale time (member 1 did not park after the last region) reads as none. */
   uint64_t join = atomic_exchange_explicit(&g->join_ns, 0, memory_order_relaxed);
-  if (join != 0 && now > join) {
-    uint64_t gap = now - join;
-    /* Outside: the fork came after the span the members spin for (+1), or well before it (-1);
-       counted while on the same side, as a change of rhythm moves them, not scattered gaps. */
-    int side = 0;
-    if (g->samples >= GAP_WARMUP) {
-      uint64_t reach = 2 * g->dev_ns + GAP_WINDOW_MIN_NS;
-      side = gap > g->mean_ns + reach ? 1 : gap + reach < g->mean_ns ? -1 : 0;
-    }
-    g->outside = side != 0 && (g->outside > 0) == (side > 0) ? g->outside + side : side;
-    if (g->outside >= GAP_MAX_OUTSIDE || g->outside <= -GAP_MAX_OUTSIDE)
-      g->samples = g->outside = 0; /* a new rhythm: learn it afresh, from this gap */
-    if (g->samples == 0) {
-      g->mean_ns = gap;
-    } else {
-      /* The plain average of the gaps and deviations seen, then an exponential one of weight
-         1/8 (a change of rhythm is followed within a dozen regions). The first deviation is the
-         first one seen: a guess averaged in stayed in the span for 20 gaps, spinning through
-         most of them. */
-      uint64_t d = absdiff(gap, g->mean_ns);
-      uint32_t n = g->samples < 8 ? g->samples : 8;
-      g->dev_ns = n == 1 ? d : average(g->dev_ns, d, n);
-      g->mean_ns = average(g->mean_ns, gap, n + 1 < 8 ? n + 1 : 8);
-    }
-    if (g->samples < UINT32_MAX)
-      g->samples++;
+  if (join == 0 || now <= join)
+    return;
+  uint64_t gap = now - join;
+  struct lite_gap_site *s = site_of(g, after, true);
+  /* Outside: the fork came after the span the members spin for (+1), or well before it (-1);
+     counted while on the same side, as a change of rhythm moves them, not scattered gaps. */
+  int side = 0;
+  if (s->samples >= GAP_WARMUP) {
+    uint64_t reach = 2 * s->dev_ns + GAP_WINDOW_MIN_NS;
+    side = gap > s->mean_ns + reach ? 1 : gap + reach < s->mean_ns ? -1 : 0;
   }
-  uint64_t from = g->mean_ns > 2 * g->dev_ns ? g->mean_ns - 2 * g->dev_ns : 0;
-  uint64_t until = g->mean_ns + 2 * g->dev_ns;
-  if (!allowed || g->samples < GAP_WARMUP ||
-      until + GAP_WINDOW_MIN_NS <= spin_ns ||
-      until - from + lite_gap_lead_ns(g) + GAP_WINDOW_MIN_NS > GAP_WINDOW_MAX_NS)
-    until = 0;
+  s->outside = side != 0 && (s->outside > 0) == (side > 0) ? s->outside + side : side;
+  if (s->outside >= GAP_MAX_OUTSIDE || s->outside <= -GAP_MAX_OUTSIDE)
+    site_reset(g, s); /* a new rhythm: learn it afresh, from this gap */
+  if (s->samples == 0) {
+    s->mean_ns = gap;
+  } else {
+    /* The plain average of the gaps and deviations seen, then an exponential one of weight 1/8
+       (a change of rhythm is followed within a dozen regions). The first deviation is the first
+       one seen: a guess averaged in stayed in the span for 20 gaps, spinning through most of
+       them. */
+    uint64_t d = absdiff(gap, s->mean_ns);
+    uint32_t n = s->samples < 8 ? s->samples : 8;
+    s->dev_ns = n == 1 ? d : average(s->dev_ns, d, n);
+    s->mean_ns = average(s->mean_ns, gap, n + 1 < 8 ? n + 1 : 8);
+  }
+  if (s->samples < UINT32_MAX && ++s->samples == GAP_WARMUP)
+    g->ready++;
+}
+
+uint64_t lite_gap_predict(struct lite_gap *g, void (*next)(void *), uint64_t spin_ns,
+                          bool allowed)
+{
+  struct lite_gap_site *s = allowed && g->ready != 0 ? site_of(g, next, false) : NULL;
+  uint64_t from = 0, until = 0;
+  if (s != NULL && s->samples >= GAP_WARMUP) {
+    from = s->mean_ns > 2 * s->dev_ns ? s->mean_ns - 2 * s->dev_ns : 0;
+    until = s->mean_ns + 2 * s->dev_ns;
+    if (until + GAP_WINDOW_MIN_NS <= spin_ns ||
+        until - from + lite_gap_lead_ns(g) + GAP_WINDOW_MIN_NS > GAP_WINDOW_MAX_NS)
+      until = 0;
+  }
   if (until != 0 && atomic_load_explicit(&g->from_ns, memory_order_relaxed) != from)
     atomic_store_explicit(&g->from_ns, from, memory_order_relaxed);
   if (atomic_load_explicit(&g->until_ns, memory_order_relaxed) != until)

@@ -500,9 +500,18 @@ struct lite_tiny_site {
 
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
-/* A pool's serial gaps, join to next fork (gap.c). The leader writes from_ns and until_ns
-   before it publishes a region; the members read them when a region ends, and write late_ns,
-   late_dev_ns and (member 1) join_ns and loaded. */
+/* A pool's serial gaps, join to next fork (gap.c), learned for each of the last LITE_GAP_SITES
+   regions that a gap followed (their outlined bodies: a program's parallel sites). */
+#define LITE_GAP_SITES 4
+struct lite_gap_site {
+  void (*fn)(void *); /* the region the gaps follow */
+  uint64_t mean_ns;   /* average gap */
+  uint64_t dev_ns;    /* average absolute deviation of the gap */
+  uint32_t samples;   /* gaps seen */
+  int32_t outside;    /* forks in a row after (> 0) or before (< 0) the span */
+};
+/* The leader writes from_ns and until_ns before it publishes a region; the members read them
+   when a region ends, and write late_ns, late_dev_ns and (member 1) join_ns and loaded. */
 struct lite_gap {
   /* The next fork is expected from_ns to until_ns after the join (until_ns 0: no prediction). */
   _Atomic uint64_t from_ns;
@@ -511,20 +520,23 @@ struct lite_gap {
   _Atomic uint64_t late_dev_ns; /* and the average deviation of that */
   _Atomic uint64_t join_ns;     /* when member 1 left the last region, if it parked (0: unknown) */
   _Atomic bool loaded;          /* member 1's look at the load as this gap began (wait.c) */
-  uint64_t mean_ns;             /* leader: average gap */
-  uint64_t dev_ns;              /* leader: average absolute deviation of the gap */
-  uint32_t samples;             /* leader: gaps seen */
-  int32_t outside;              /* leader: forks in a row after (> 0) or before (< 0) the span */
+  unsigned ready;               /* leader: sites with GAP_WARMUP gaps or more */
+  unsigned next_site;           /* leader: the site a new region takes */
+  struct lite_gap_site sites[LITE_GAP_SITES];
 };
 /* Member 1 left the last region at now, and parks (the gap is longer than its spin) or a
    prediction is out. */
 void lite_gap_join(struct lite_gap *g, uint64_t now);
-/* The leader forks with no member parked and no prediction out: the gap was shorter than the
-   spin budget (learned without reading the clock, so back-to-back regions pay nothing). */
-void lite_gap_short(struct lite_gap *g);
-/* The leader forks at now: learns the gap and publishes the span in which the next fork is
-   expected, for gaps that end after spin_ns, if allowed. Returns its end (0: none). */
-uint64_t lite_gap_fork(struct lite_gap *g, uint64_t now, uint64_t spin_ns, bool allowed);
+/* The leader forks with no member parked and no prediction out: the gap after region after was
+   shorter than the spin budget (learned without reading the clock, so back-to-back regions pay
+   nothing). */
+void lite_gap_short(struct lite_gap *g, void (*after)(void *));
+/* The leader forks at now: learns the gap that ends here, which followed region after. */
+void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now);
+/* And publishes the span in which the fork after region next is expected, for gaps that end
+   after spin_ns, if allowed. Returns its end (0: none). */
+uint64_t lite_gap_predict(struct lite_gap *g, void (*next)(void *), uint64_t spin_ns,
+                          bool allowed);
 /* Withdraws the prediction just published (the machine is loaded). */
 void lite_gap_fork_cancel(struct lite_gap *g);
 /* How long before the expected span a member sets its timer. */

@@ -774,22 +774,30 @@ static void describe_team(struct lite_team *team, struct lite_thread *thr, unsig
 }
 #undef DESCRIBE
 
-/* The leader learns the gap that ends here and tells the members whether to sleep through the
-   next one. The load watch is asked what it knows, without a count (member 1 counts as the gap
-   starts, and each member looks at that verdict again when its timer wakes it). */
-static void gap_fork(struct lite_pool *pool, unsigned n)
+/* The leader learns the gap that ends here, which followed the last region (pool->fn), and tells
+   the members whether to sleep through the one after region fn. A pool with no site ready and
+   no member parked pays nothing: no clock, no table. The load watch is asked what it knows,
+   without a count (member 1 counts as the gap starts, and each member looks at that verdict
+   again when its timer wakes it). */
+static void gap_fork(struct lite_pool *pool, unsigned n, void (*fn)(void *))
 {
   struct lite_gap *g = &pool->gap;
   if (atomic_load_explicit(&g->until_ns, memory_order_relaxed) == 0 &&
       atomic_load_explicit(&pool->gen_sleepers, memory_order_relaxed) == 0) {
-    if (g->samples != 0)
-      lite_gap_short(g);
-    return;
+    /* A gap's start left by member 1, parked and then woken for a task, is no gap's: dropped
+       (on the line just read, so this costs back-to-back regions nothing). */
+    if (atomic_load_explicit(&g->join_ns, memory_order_relaxed) != 0)
+      atomic_store_explicit(&g->join_ns, 0, memory_order_relaxed);
+    if (g->ready == 0)
+      return;
+    lite_gap_short(g, pool->fn);
+  } else {
+    lite_gap_learn(g, pool->fn, lite_now_ns());
   }
-  uint64_t now = lite_now_ns();
   bool allowed = lite_gap_allowed(&lite_env, atomic_load(&lite_threads_live), false) &&
                  n <= lite_env.ncpus;
-  if (lite_gap_fork(g, now, lite_env.spin_ns, allowed) != 0 && lite_wake_ahead_loaded(now, false))
+  if (lite_gap_predict(g, fn, lite_env.spin_ns, allowed) != 0 &&
+      lite_wake_ahead_loaded(lite_now_ns(), false))
     lite_gap_fork_cancel(g);
 }
 
@@ -808,7 +816,7 @@ struct lite_team *lite_team_fork(struct lite_thread *thr, unsigned n, void (*fn)
   unsigned wanted = n;
   n = pool_grow(pool, n);
   if (lite_env.wake_ahead)
-    gap_fork(pool, n);
+    gap_fork(pool, n, fn);
   if (limited && n < wanted)
     atomic_fetch_sub(&threads_in_teams, wanted - (n < 2 ? 1 : n));
   if (n < 2)

@@ -10,7 +10,23 @@
 #define MS 1000000ull
 #define SPIN 300000ull /* the default spin budget */
 
-/* Feeds n regions whose serial gaps are gap(i) ns, starting at *t; returns the last prediction. */
+/* The outlined bodies of three parallel regions: the sites gaps are learned for. */
+static void region_a(void *data) { (void)data; }
+static void region_b(void *data) { (void)data; }
+static void region_c(void *data) { (void)data; }
+static void region_d(void *data) { (void)data; }
+static void region_e(void *data) { (void)data; }
+
+/* The leader's fork at t of region next, after a gap that followed region after. */
+static uint64_t fork_at(struct lite_gap *g, uint64_t t, void (*after)(void *),
+                        void (*next)(void *), bool allowed)
+{
+  lite_gap_learn(g, after, t);
+  return lite_gap_predict(g, next, SPIN, allowed);
+}
+
+/* Feeds n regions (all region_a) whose serial gaps are gap(i) ns, starting at *t; returns the
+   last prediction. */
 static uint64_t feed(struct lite_gap *g, uint64_t *t, unsigned n, uint64_t (*gap)(unsigned),
                      bool allowed)
 {
@@ -18,7 +34,7 @@ static uint64_t feed(struct lite_gap *g, uint64_t *t, unsigned n, uint64_t (*gap
   for (unsigned i = 0; i < n; i++) {
     lite_gap_join(g, *t);
     *t += gap(i);
-    predict = lite_gap_fork(g, *t, SPIN, allowed);
+    predict = fork_at(g, *t, region_a, region_a, allowed);
     ck_assert_uint_eq(predict, atomic_load(&g->until_ns));
     if (predict != 0)
       ck_assert_uint_le(atomic_load(&g->from_ns), predict);
@@ -132,7 +148,7 @@ START_TEST(test_irregular_gaps_spanned)
     lite_gap_join(&g, t);
     t += gap;
     covered += until != 0 && gap >= from && gap <= until + 50000;
-    predicted += lite_gap_fork(&g, t, SPIN, true) != 0;
+    predicted += fork_at(&g, t, region_a, region_a, true) != 0;
   }
   ck_assert_uint_ge(predicted, 190);
   ck_assert_uint_ge(covered, 150);
@@ -192,6 +208,58 @@ START_TEST(test_early_forks_restart_the_estimate)
 }
 END_TEST
 
+/* A step of three regions, A and B back to back (gaps shorter than the spin: no member parks,
+   nothing is learned and the clock is not read), then C and a serial phase of 10 ms: the gap is
+   learned for C's site and predicted at C's fork only; the short gaps after A and B do not reset
+   it (with one estimate per pool they did, at every step, and nothing was ever predicted). */
+START_TEST(test_sites_of_a_step)
+{
+  struct lite_gap g;
+  memset(&g, 0, sizeof g);
+  uint64_t t = 1000 * MS;
+  unsigned predicted_c = 0;
+  for (unsigned step = 0; step < 20; step++) {
+    /* fork of A, after C's serial phase */
+    uint64_t after_c = fork_at(&g, t, region_c, region_a, true);
+    ck_assert_uint_eq(after_c, 0); /* nothing predicted for the gap after A */
+    t += 50000;
+    lite_gap_short(&g, region_a); /* fork of B */
+    ck_assert_uint_eq(lite_gap_predict(&g, region_b, SPIN, true), 0);
+    t += 50000;
+    lite_gap_short(&g, region_b); /* fork of C */
+    uint64_t until = lite_gap_predict(&g, region_c, SPIN, true);
+    predicted_c += until != 0;
+    if (step >= 6) {
+      ck_assert_uint_ge(until, 10 * MS);
+      ck_assert_uint_le(atomic_load(&g.from_ns), 10 * MS);
+    }
+    t += 50000;
+    lite_gap_join(&g, t); /* C ends; member 1 parks */
+    t += regular_10ms(step);
+  }
+  ck_assert_uint_ge(predicted_c, 14);
+}
+END_TEST
+
+/* More regions than places: the oldest place is taken over, and a site that lost its place
+   learns again from nothing. */
+START_TEST(test_sites_taken_over)
+{
+  struct lite_gap g;
+  memset(&g, 0, sizeof g);
+  uint64_t t = 1000 * MS;
+  ck_assert_uint_ne(feed(&g, &t, 20, regular_10ms, true), 0);
+  void (*others[])(void *) = { region_b, region_c, region_d, region_e };
+  for (unsigned i = 0; i < 4; i++) {
+    lite_gap_join(&g, t);
+    t += 5 * MS;
+    fork_at(&g, t, others[i], region_a, true);
+  }
+  ck_assert_uint_eq(lite_gap_predict(&g, region_a, SPIN, true), 0);
+  ck_assert_uint_eq(g.ready, 0); /* A's place went to E; the others have one gap each */
+}
+END_TEST
+
 /* A fork with no member parked (a gap shorter than the spin) starts the learning over. */
 START_TEST(test_short_gap_resets)
 {
@@ -199,15 +267,16 @@ START_TEST(test_short_gap_resets)
   memset(&g, 0, sizeof g);
   uint64_t t = 1000 * MS;
   ck_assert_uint_ne(feed(&g, &t, 20, regular_10ms, true), 0);
-  lite_gap_short(&g);
+  lite_gap_short(&g, region_a);
+  lite_gap_predict(&g, region_a, SPIN, true);
   ck_assert_uint_eq(atomic_load(&g.until_ns), 0);
   ck_assert_uint_eq(feed(&g, &t, 2, regular_10ms, true), 0);
   ck_assert_uint_ne(feed(&g, &t, 20, regular_10ms, true), 0);
   /* a fork without a gap's start (member 1 did not park) learns nothing */
-  unsigned samples = g.samples;
+  unsigned samples = g.sites[0].samples;
   t += 10 * MS;
-  lite_gap_fork(&g, t, SPIN, true);
-  ck_assert_uint_eq(g.samples, samples);
+  fork_at(&g, t, region_a, region_a, true);
+  ck_assert_uint_eq(g.sites[0].samples, samples);
 }
 END_TEST
 
@@ -281,6 +350,8 @@ int main(void)
   tcase_add_test(tc, test_late_forks_restart_the_estimate);
   tcase_add_test(tc, test_early_forks_restart_the_estimate);
   tcase_add_test(tc, test_short_gap_resets);
+  tcase_add_test(tc, test_sites_of_a_step);
+  tcase_add_test(tc, test_sites_taken_over);
   tcase_add_test(tc, test_not_allowed_never_predicts);
   tcase_add_test(tc, test_allowed);
   tcase_add_test(tc, test_env_switch);
