@@ -13,10 +13,14 @@
    spin (lite_gap_learn; a shorter gap only resets it, lite_gap_short, with no clock read, so
    that back-to-back regions pay nothing: the gap's start is the time member 1 left the region,
    which it stores as it parks, or as it leaves when a prediction is out), is kept per site: the
-   region the gap follows (its outlined body, pool->fn), for the last LITE_GAP_SITES of them. A
-   time step of several loops has short gaps between its regions and one long serial phase
-   after the last: with one estimate per pool the short gaps reset it at every step, and nothing
-   was ever predicted. (clang's regions all run through one trampoline, so they share one site.)
+   region the gap follows (its outlined body, pool->fn) and how many short gaps came since the
+   last long one, for the last LITE_GAP_SITES sites. A time step of several loops has short
+   gaps between its regions and one long serial phase after the last: with one estimate per
+   pool the short gaps reset it at every step, and nothing was ever predicted; keyed by the
+   region alone, a step that runs one loop function three times learned 1 ms and 0 for one site
+   and spun through every gap (gapbench, GAPBENCH_REGIONS=3: 2.1 ms of CPU a step at 1 ms gaps,
+   1.4 keyed by position too). clang's regions all run through one trampoline, so there the
+   position alone tells the sites apart.
    Per site: the average of the gap and of its absolute deviation, plain over the first 8 gaps,
    then exponential (weight 1/8). The next fork is expected between mean - 2 dev and mean + 2
    dev (gapbench's uniform 0.5-5 ms gaps: dev is a quarter of the range, so that is the range;
@@ -87,11 +91,13 @@ bool lite_gap_plan(const struct lite_gap *g, uint64_t left, uint64_t spin_ns, ui
   return true;
 }
 
-/* The site of region fn's gaps (NULL: none yet); make: take a place for it, the next in turn. */
-static struct lite_gap_site *site_of(struct lite_gap *g, void (*fn)(void *), bool make)
+/* The site of region fn's gaps after pos short ones (NULL: none yet); make: take a place for
+   it, the next in turn. */
+static struct lite_gap_site *site_of(struct lite_gap *g, void (*fn)(void *), uint32_t pos,
+                                     bool make)
 {
   for (unsigned i = 0; i < LITE_GAP_SITES; i++)
-    if (g->sites[i].fn == fn)
+    if (g->sites[i].fn == fn && g->sites[i].pos == pos)
       return &g->sites[i];
   if (!make)
     return NULL;
@@ -100,6 +106,7 @@ static struct lite_gap_site *site_of(struct lite_gap *g, void (*fn)(void *), boo
     g->ready--;
   memset(s, 0, sizeof *s);
   s->fn = fn;
+  s->pos = pos;
   return s;
 }
 
@@ -111,21 +118,22 @@ static void site_reset(struct lite_gap *g, struct lite_gap_site *s)
   s->outside = 0;
 }
 
-void lite_gap_short(struct lite_gap *g, void (*after)(void *))
+static void short_gap(struct lite_gap *g)
 {
-  struct lite_gap_site *s = g->ready != 0 ? site_of(g, after, false) : NULL;
-  if (s != NULL && s->samples != 0)
-    site_reset(g, s);
+  if (g->pos < UINT32_MAX)
+    g->pos++;
 }
 
-void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now)
+void lite_gap_short(struct lite_gap *g, void (*after)(void *))
 {
-  /* Taken once: a stale time (member 1 did not park after the last region) reads as none. */
-  uint64_t join = atomic_exchange_explicit(&g->join_ns, 0, memory_order_relaxed);
-  if (join == 0 || now <= join)
-    return;
-  uint64_t gap = now - join;
-  struct lite_gap_site *s = site_of(g, after, true);
+  struct lite_gap_site *s = g->ready != 0 ? site_of(g, after, g->pos, false) : NULL;
+  if (s != NULL && s->samples != 0)
+    site_reset(g, s);
+  short_gap(g);
+}
+
+static void learn(struct lite_gap *g, struct lite_gap_site *s, uint64_t gap)
+{
   /* Outside: the fork came after the span the members spin for (+1), or well before it (-1);
      counted while on the same side, as a change of rhythm moves them, not scattered gaps. */
   int side = 0;
@@ -152,10 +160,32 @@ void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now)
     g->ready++;
 }
 
+void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now, uint64_t spin_ns)
+{
+  /* Taken once: a stale time (member 1 did not park after the last region) reads as none. */
+  uint64_t join = atomic_exchange_explicit(&g->join_ns, 0, memory_order_relaxed);
+  if (join == 0 || now <= join) {
+    g->pos = 0; /* a member parked: a long gap, of unknown length */
+    return;
+  }
+  uint64_t gap = now - join;
+  if (gap <= spin_ns) {
+    /* short, though a prediction was out: the site that made it learns it (and, after a few,
+       starts over); no site is made for short gaps */
+    struct lite_gap_site *s = site_of(g, after, g->pos, false);
+    if (s != NULL)
+      learn(g, s, gap);
+    short_gap(g);
+    return;
+  }
+  learn(g, site_of(g, after, g->pos, true), gap);
+  g->pos = 0;
+}
+
 uint64_t lite_gap_predict(struct lite_gap *g, void (*next)(void *), uint64_t spin_ns,
                           bool allowed)
 {
-  struct lite_gap_site *s = allowed && g->ready != 0 ? site_of(g, next, false) : NULL;
+  struct lite_gap_site *s = allowed && g->ready != 0 ? site_of(g, next, g->pos, false) : NULL;
   uint64_t from = 0, until = 0;
   if (s != NULL && s->samples >= GAP_WARMUP) {
     from = s->mean_ns > 2 * s->dev_ns ? s->mean_ns - 2 * s->dev_ns : 0;

@@ -501,10 +501,12 @@ struct lite_tiny_site {
 /* The warm workers one thread leads at one nesting level. Worker k always takes team slot k, so
    it is the same OS thread in every region the pool runs. */
 /* A pool's serial gaps, join to next fork (gap.c), learned for each of the last LITE_GAP_SITES
-   regions that a gap followed (their outlined bodies: a program's parallel sites). */
+   places in a program's rhythm that a long gap followed: the region (its outlined body) and how
+   many short gaps came before it since the last long one. */
 #define LITE_GAP_SITES 4
 struct lite_gap_site {
   void (*fn)(void *); /* the region the gaps follow */
+  uint32_t pos;       /* after that many short gaps since the last long one */
   uint64_t mean_ns;   /* average gap */
   uint64_t dev_ns;    /* average absolute deviation of the gap */
   uint32_t samples;   /* gaps seen */
@@ -520,8 +522,10 @@ struct lite_gap {
   _Atomic uint64_t late_dev_ns; /* and the average deviation of that */
   _Atomic uint64_t join_ns;     /* when member 1 left the last region, if it parked (0: unknown) */
   _Atomic bool loaded;          /* member 1's look at the load as this gap began (wait.c) */
-  unsigned ready;               /* leader: sites with GAP_WARMUP gaps or more */
-  unsigned next_site;           /* leader: the site a new region takes */
+  /* Leader only, on its own line: pos changes at every fork. */
+  uint32_t pos LITE_ALIGNED;    /* gaps shorter than the spin since the last longer one */
+  unsigned ready;               /* sites with GAP_WARMUP gaps or more */
+  unsigned next_site;           /* the site a new region takes */
   struct lite_gap_site sites[LITE_GAP_SITES];
 };
 /* Member 1 left the last region at now, and parks (the gap is longer than its spin) or a
@@ -531,8 +535,9 @@ void lite_gap_join(struct lite_gap *g, uint64_t now);
    shorter than the spin budget (learned without reading the clock, so back-to-back regions pay
    nothing). */
 void lite_gap_short(struct lite_gap *g, void (*after)(void *));
-/* The leader forks at now: learns the gap that ends here, which followed region after. */
-void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now);
+/* The leader forks at now: learns the gap that ends here, which followed region after (a gap
+   of at most spin_ns counts as short). */
+void lite_gap_learn(struct lite_gap *g, void (*after)(void *), uint64_t now, uint64_t spin_ns);
 /* And publishes the span in which the fork after region next is expected, for gaps that end
    after spin_ns, if allowed. Returns its end (0: none). */
 uint64_t lite_gap_predict(struct lite_gap *g, void (*next)(void *), uint64_t spin_ns,

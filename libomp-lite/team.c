@@ -788,11 +788,11 @@ static void gap_fork(struct lite_pool *pool, unsigned n, void (*fn)(void *))
        (on the line just read, so this costs back-to-back regions nothing). */
     if (atomic_load_explicit(&g->join_ns, memory_order_relaxed) != 0)
       atomic_store_explicit(&g->join_ns, 0, memory_order_relaxed);
+    lite_gap_short(g, pool->fn);
     if (g->ready == 0)
       return;
-    lite_gap_short(g, pool->fn);
   } else {
-    lite_gap_learn(g, pool->fn, lite_now_ns());
+    lite_gap_learn(g, pool->fn, lite_now_ns(), lite_env.spin_ns);
   }
   bool allowed = lite_gap_allowed(&lite_env, atomic_load(&lite_threads_live), false) &&
                  n <= lite_env.ncpus;

@@ -21,7 +21,7 @@ static void region_e(void *data) { (void)data; }
 static uint64_t fork_at(struct lite_gap *g, uint64_t t, void (*after)(void *),
                         void (*next)(void *), bool allowed)
 {
-  lite_gap_learn(g, after, t);
+  lite_gap_learn(g, after, t, SPIN);
   return lite_gap_predict(g, next, SPIN, allowed);
 }
 
@@ -241,6 +241,33 @@ START_TEST(test_sites_of_a_step)
 }
 END_TEST
 
+/* The same step with one loop function run three times (one outlined body): the site is told
+   apart by its place after the short gaps, and only the fork before the long gap predicts. */
+START_TEST(test_one_region_three_times_a_step)
+{
+  struct lite_gap g;
+  memset(&g, 0, sizeof g);
+  uint64_t t = 1000 * MS;
+  unsigned predicted = 0;
+  for (unsigned step = 0; step < 20; step++) {
+    ck_assert_uint_eq(fork_at(&g, t, region_a, region_a, true), 0);
+    t += 50000;
+    lite_gap_short(&g, region_a);
+    ck_assert_uint_eq(lite_gap_predict(&g, region_a, SPIN, true), 0);
+    t += 50000;
+    lite_gap_short(&g, region_a);
+    uint64_t until = lite_gap_predict(&g, region_a, SPIN, true);
+    predicted += until != 0;
+    if (step >= 6)
+      ck_assert_uint_ge(atomic_load(&g.from_ns), 9 * MS);
+    t += 50000;
+    lite_gap_join(&g, t);
+    t += regular_10ms(step);
+  }
+  ck_assert_uint_ge(predicted, 14);
+}
+END_TEST
+
 /* More regions than places: the oldest place is taken over, and a site that lost its place
    learns again from nothing. */
 START_TEST(test_sites_taken_over)
@@ -351,6 +378,7 @@ int main(void)
   tcase_add_test(tc, test_early_forks_restart_the_estimate);
   tcase_add_test(tc, test_short_gap_resets);
   tcase_add_test(tc, test_sites_of_a_step);
+  tcase_add_test(tc, test_one_region_three_times_a_step);
   tcase_add_test(tc, test_sites_taken_over);
   tcase_add_test(tc, test_not_allowed_never_predicts);
   tcase_add_test(tc, test_allowed);
