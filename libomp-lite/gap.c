@@ -11,16 +11,16 @@
 
    The estimate, updated by the leader at a fork that follows a gap longer than the members'
    spin (lite_gap_learn; a shorter gap is only counted and resets its site, lite_gap_short,
-   with no clock read, so that back-to-back regions pay nothing: the gap's start is the time member 1 left the region,
-   which it stores as it parks, or as it leaves when a prediction is out), is kept per site: the
-   region the gap follows (its outlined body, pool->fn) and how many short gaps came since the
-   last long one, for the last LITE_GAP_SITES sites. A time step of several loops has short
-   gaps between its regions and one long serial phase after the last: with one estimate per
-   pool the short gaps reset it at every step, and nothing was ever predicted; keyed by the
-   region alone, a step that runs one loop function three times learned 1 ms and 0 for one site
-   and spun through every gap (gapbench, GAPBENCH_REGIONS=3: 2.1 ms of CPU a step at 1 ms gaps;
-   1.1 with the position, LLVM's wall). clang's regions all run through one trampoline, so there the
-   position alone tells the sites apart.
+   with no clock read, so that back-to-back regions pay nothing: the gap's start is the time
+   member 1 left the region, which it stores as it parks, or as it leaves when a prediction is
+   out), is kept per site: the region the gap follows (its outlined body, pool->fn) and how many
+   short gaps came since the last long one, for the last LITE_GAP_SITES sites. A time step of
+   several loops has short gaps between its regions and one long serial phase after the last:
+   with one estimate per pool the short gaps reset it at every step, and nothing was ever
+   predicted; keyed by the region alone, a step that runs one loop function three times learned
+   1 ms and 0 for one site and spun through every gap (gapbench, GAPBENCH_REGIONS=3: 2.1 ms of
+   CPU a step at 1 ms gaps; 1.1 with the position, at LLVM's wall). clang's regions all run
+   through one trampoline, so there the position alone tells the sites apart.
    Per site: the average of the gap and of its absolute deviation, plain over the first 8 gaps,
    then exponential (weight 1/8). The next fork is expected between mean - 2 dev and mean + 2
    dev (gapbench's uniform 0.5-5 ms gaps: dev is a quarter of the range, so that is the range;
