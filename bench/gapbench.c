@@ -7,10 +7,10 @@
    (default: 0.05, 0.3, 1, 3, 10, 30 ms and r; the steps per gap scale so each row takes ~0.3 s).
           gapbench calibrate           prints the iterations per thread of a ~50 us step
    The team size is OMP_NUM_THREADS's; GAPBENCH_REGIONS=N splits each step into N regions back to
-   back (a program's time step of several loops). GAPBENCH_ITERS (per thread) fixes the step's size: every
-   process calibrating on its own gave 14,000 to 36,000 iterations on a busy machine, so runtimes
-   compared did different work; bench/run-gapbench calibrates once and passes it to all of them,
-   interleaved. */
+   back (a program's time step of several loops). GAPBENCH_ITERS (per thread) fixes the step's
+   size: every process calibrating on its own gave 14,000 to 36,000 iterations on a busy
+   machine, so runtimes compared did different work; bench/run-gapbench calibrates once and
+   passes it to all of them, interleaved. */
 #include <omp.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -31,9 +31,9 @@
    gaps) and far under LLVM's 200 ms blocktime, so a member never spins longer than they do, and
    wider spans (gaps of 1 to 100 ms) are left to the untimed park. After GAP_MAX_OUTSIDE forks in
    a row on one side of the span (a program whose gaps grew or shrank, or that went serial and
-   has cost one window per member), the estimate starts over from the last gap: followed by the averages,
-   the span stayed wide for some 20 gaps after a change from 3 to 10 ms (dev 0.9 ms), and the
-   members spun through it (gapbench's 10 ms row: 2 ms of CPU a step more).
+   has cost one window per member), the estimate starts over from the last gap: followed by the
+   averages, the span stayed wide for some 20 gaps after a change from 3 to 10 ms (dev 0.9 ms),
+   and the members spun through it (gapbench's 10 ms row: 2 ms of CPU a step more).
 
    A member (lite_gap_plan) sets its timer lead ns before the span: lead is how late the timed
    wake-ups of this pool arrive, their average plus twice their deviation plus
