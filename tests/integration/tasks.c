@@ -2112,7 +2112,10 @@ static void part_priority(void)
    round is the baseline, as what a runtime allocates once is allocated there (libomp-lite's
    member queues, 33 KiB, and the machine's topology for the order of stealing, 110 KiB); the
    limit leaves room for what the thread still running keeps (libomp-lite: at most 64 KiB of
-   blocks in the thread that made the tasks). */
+   blocks in the thread that made the tasks) and for chunks that glibc's per-thread caches hold,
+   which count as in use: a clean-clone CI run once read 100 KiB (passive, ldpath), over the 96
+   this limit was; the bug it guards against kept 64 KiB in each of the 3 workers, 192 KiB and
+   more. */
 static int idle_met[161];
 
 static void idle_rounds(int first, int last, int *size)
@@ -2137,7 +2140,7 @@ static void idle_rounds(int first, int last, int *size)
 
 static void part_idle_memory(void)
 {
-    enum { TEAM = 4, ROUNDS = 160, LIMIT_KIB = 96 };
+    enum { TEAM = 4, ROUNDS = 160, LIMIT_KIB = 128 };
     int size = 0;
     idle_rounds(0, 1, &size);
     size_t base = mallinfo2().uordblks;
